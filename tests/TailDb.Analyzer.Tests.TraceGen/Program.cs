@@ -36,6 +36,8 @@ public static class Program
                 return 0;
             case ["stacks", "tracelog", var file]:
                 return Measurement.Dump(new TraceLogStackSampleReader(), file, 8);
+            case ["stacks", "nettrace", var file]:
+                return Measurement.Dump(new NetTraceStackSampleReader(), file, 8);
             case ["measure", var what, var file]:
                 return Measurement.Run(what, file);
             default:

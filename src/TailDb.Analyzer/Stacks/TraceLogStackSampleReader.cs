@@ -33,7 +33,7 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
         var interner = new StackInterner();
         var samples = new List<StackSample>();
         var idsByCallStack = new Dictionary<CallStackIndex, int>();
-        var unresolved = 0;
+        var unresolved = new HashSet<ulong>();
         var frames = new List<string>();
 
         var source = log.Events.GetSource();
@@ -57,7 +57,7 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
                     if (string.IsNullOrEmpty(name))
                     {
                         name = FrameNames.Unresolved(frame.CodeAddress.Address);
-                        unresolved++;
+                        unresolved.Add(frame.CodeAddress.Address);
                     }
 
                     frames.Add(interner.Name(name));
@@ -74,6 +74,6 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
 
         // TraceLog already yields events in time order; a stable sort keeps that true if it ever does not.
         var ordered = samples.OrderBy(s => s.TimeRelativeMSec).ToList();
-        return new StackSampleSet(ordered, interner.Stacks, unresolved);
+        return new StackSampleSet(ordered, interner.Stacks, unresolved.Count);
     }
 }
