@@ -22,6 +22,12 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
             using var log = new TraceLog(etlxPath);
             return ReadSamples(log, cancellationToken);
         }
+        catch (Exception e) when (e is FormatException or EndOfStreamException or InvalidDataException or FileNotFoundException or DirectoryNotFoundException or UnauthorizedAccessException)
+        {
+            // TraceEvent's parser throws FormatException ("Read past end of stream") for a cut or
+            // killed recording: both are the user's input, not our bug.
+            throw new TraceFormatException($"{nettracePath}: TraceEvent cannot read the trace: {e.Message.ReplaceLineEndings(" ")}", e);
+        }
         finally
         {
             File.Delete(etlxPath);
