@@ -32,6 +32,18 @@ public sealed class StackReadersAgreeTests(RecordedTraces traces)
     }
 
     [Fact]
+    public void BothReadersAgreeAcrossSequencePointsWhereStackIdsRestart()
+    {
+        Assert.True(CountObjects(traces.Storm, "SPBlock") >= 2, "the storm trace should span several sequence points");
+
+        var oracle = new TraceLogStackSampleReader().Read(traces.Storm);
+        var fast = new NetTraceStackSampleReader().Read(traces.Storm);
+
+        Assert.NotEmpty(fast.Samples);
+        Assert.Equal(Stacks(oracle), Stacks(fast));
+    }
+
+    [Fact]
     public void KnownBurnMethodIsTheLeafOfMostSamplesOnTheBurnThreads()
     {
         var set = new NetTraceStackSampleReader().Read(traces.Complete);
@@ -57,6 +69,26 @@ public sealed class StackReadersAgreeTests(RecordedTraces traces)
 
         Assert.NotEmpty(expected);
         Assert.Equal(expected.Order(), fast.Samples.Select(s => (s.TimeRelativeMSec, s.ThreadId)).Order());
+    }
+
+    private static int CountObjects(string path, string typeName)
+    {
+        using var stream = new NetTraceObjectStream(path);
+        stream.ReadStreamHeader();
+        var count = 0;
+        while (stream.TryBeginObject(out var name, out _))
+        {
+            if (name == "Trace")
+            {
+                stream.ReadTraceObjectFields();
+                continue;
+            }
+
+            stream.ReadBlock(name, out _);
+            count += name == typeName ? 1 : 0;
+        }
+
+        return count;
     }
 
     private (StackSampleSet Oracle, StackSampleSet Fast) ReadBoth() =>
