@@ -38,6 +38,15 @@ public static class Measurement
                 break;
             }
 
+            case "eventpipe-bare":
+            {
+                // The parser's floor: no callbacks at all.
+                using var source = new EventPipeEventSource(file);
+                source.Process();
+                result = "no subscribers";
+                break;
+            }
+
             case "eventpipe+nettrace":
             {
                 // The analyzer's shape without its computers: one EventPipeEventSource pass for
