@@ -22,7 +22,7 @@ using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
 
 try
 {
-    return await parsed.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }, stop.Token).ConfigureAwait(false);
+    return await parsed.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null, EnableDefaultExceptionHandler = false }, stop.Token).ConfigureAwait(false);
 }
 catch (LoadTestException e)
 {

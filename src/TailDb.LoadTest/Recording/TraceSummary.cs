@@ -1,5 +1,6 @@
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.EventPipe;
 
 namespace TailDb.LoadTest.Recording;
 
@@ -13,9 +14,12 @@ public sealed record TraceSummary(string Path, long Bytes, long Events, int Even
     {
         long events = 0, starts = 0, stops = 0, gcs = 0, samples = 0;
         using var source = new EventPipeEventSource(path);
-        source.AllEvents += e =>
+        source.AllEvents += _ => events++;
+        source.Clr.GCStart += _ => gcs++;
+        new SampleProfilerTraceEventParser(source).ThreadSample += _ => samples++;
+        // TailDb's events are described by the metadata EventPipe writes, which the dynamic parser reads.
+        source.Dynamic.All += e =>
         {
-            events++;
             if (e.ProviderName == RecordingProviders.TailDb)
             {
                 if (e.Opcode == TraceEventOpcode.Start)
@@ -26,15 +30,6 @@ public sealed record TraceSummary(string Path, long Bytes, long Events, int Even
                 {
                     stops++;
                 }
-            }
-            else if (e.ProviderGuid == ClrTraceEventParser.ProviderGuid && e.Opcode == TraceEventOpcode.Start && e.Task == (TraceEventTask)1)
-            {
-                // Task 1 of the runtime provider is GC; its Start opcode is GCStart.
-                gcs++;
-            }
-            else if (e.ProviderName == RecordingProviders.SampleProfiler)
-            {
-                samples++;
             }
         };
         source.Process();
