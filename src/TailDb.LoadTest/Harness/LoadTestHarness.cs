@@ -119,7 +119,8 @@ public sealed class LoadTestHarness
             _progress?.Show($"{mode.Name}: starting");
             using var worker = WorkerProcess.Start(
                 WorkerLaunch.Create(mode, specPath, suspendForTrace: tracePath is not null),
-                _progress is null ? null : p => _progress.Show(mode.Name, p, _options.Workload.DurationSeconds));
+                _progress is null ? null : p => _progress.Show(mode.Name, p, _options.Workload.DurationSeconds),
+                _progress is null ? null : phase => _progress.Show($"{mode.Name}: {phase}"));
             try
             {
                 return await SuperviseAsync(mode, worker, spec, tracePath, cancellationToken).ConfigureAwait(false);

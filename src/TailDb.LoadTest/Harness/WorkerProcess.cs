@@ -15,11 +15,13 @@ public sealed class WorkerProcess : IDisposable
     private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Queue<string> _stderr = new();
     private readonly Action<WorkerProgress>? _onProgress;
+    private readonly Action<string>? _onPhase;
 
-    private WorkerProcess(Process process, Action<WorkerProgress>? onProgress)
+    private WorkerProcess(Process process, Action<WorkerProgress>? onProgress, Action<string>? onPhase)
     {
         _process = process;
         _onProgress = onProgress;
+        _onPhase = onPhase;
     }
 
     public int Id => _process.Id;
@@ -34,10 +36,10 @@ public sealed class WorkerProcess : IDisposable
     /// <summary>Completes when the worker says its result file is written.</summary>
     public Task Done => _done.Task;
 
-    public static WorkerProcess Start(ProcessStartInfo startInfo, Action<WorkerProgress>? onProgress)
+    public static WorkerProcess Start(ProcessStartInfo startInfo, Action<WorkerProgress>? onProgress = null, Action<string>? onPhase = null)
     {
         var process = new Process { StartInfo = startInfo, EnableRaisingEvents = true };
-        var worker = new WorkerProcess(process, onProgress);
+        var worker = new WorkerProcess(process, onProgress, onPhase);
         process.OutputDataReceived += (_, e) => worker.OnOutput(e.Data);
         process.ErrorDataReceived += (_, e) => worker.OnError(e.Data);
         process.Start();
@@ -122,6 +124,10 @@ public sealed class WorkerProcess : IDisposable
         if (line == WorkerProtocol.Done)
         {
             _done.TrySetResult();
+        }
+        else if (line.StartsWith(WorkerProtocol.PhasePrefix, StringComparison.Ordinal))
+        {
+            _onPhase?.Invoke(line[WorkerProtocol.PhasePrefix.Length..]);
         }
         else if (line.StartsWith(WorkerProtocol.ProgressPrefix, StringComparison.Ordinal) && _onProgress is not null)
         {

@@ -45,6 +45,11 @@ public static class ReportRenderer
         output.WriteLine();
         output.WriteLine("latency in ms, from each request's intended start (coordinated-omission corrected) unless marked uncorr.; GCs and pause during the measured phase");
         WriteTable(output, rows);
+        if (reports.Any(r => r.Result is { Workload.Rate: null }))
+        {
+            output.WriteLine("note: closed loop (--rate max): no request schedule, so corrected and uncorrected latencies are the same figure");
+        }
+
         foreach (ModeReport report in reports.Where(r => r.Result is { Backlog: > 0 }))
         {
             output.WriteLine($"note: {report.Mode.Name} fell behind the rate: {report.Result!.Backlog:N0} scheduled requests were never sent before the end");

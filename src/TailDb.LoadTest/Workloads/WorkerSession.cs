@@ -29,10 +29,12 @@ public sealed class WorkerSession
         GcObservation gc = GcObservation.Current();
         WorkloadPlan plan = WorkloadPlan.Create(workload);
 
+        Phase($"filling the store with {workload.Keys:N0} keys");
         Populate(plan, workload);
         using TailDbStore store = TailDbStore.Open(StoreOptions(workload, workload.Durability));
         var runner = new WorkloadRunner(store, plan, workload);
 
+        Phase($"warming up for {workload.WarmupSeconds:0.#} s");
         long allocatedBeforeWarmup = GC.GetTotalAllocatedBytes(precise: true);
         PhaseOutcome warmup = workload.WarmupSeconds > 0 && !cancellationToken.IsCancellationRequested
             ? runner.Run(TimeSpan.FromSeconds(workload.WarmupSeconds), cancellationToken)
@@ -51,6 +53,7 @@ public sealed class WorkerSession
         TimeSpan pause = GC.GetTotalPauseDuration();
         long allocated = GC.GetTotalAllocatedBytes(precise: true);
 
+        Phase("measuring");
         var scratch = _spec.Progress ? new LatencyHistogram() : null;
         PhaseOutcome measured = runner.Run(
             TimeSpan.FromSeconds(workload.DurationSeconds),
@@ -89,6 +92,15 @@ public sealed class WorkerSession
             GcDuringMeasurement = activity,
             NoGcRegion = noGc,
         };
+    }
+
+    private void Phase(string what)
+    {
+        if (_spec.Progress)
+        {
+            _progress.WriteLine(WorkerProtocol.PhasePrefix + what);
+            _progress.Flush();
+        }
     }
 
     private void Populate(WorkloadPlan plan, WorkloadOptions workload)
