@@ -35,7 +35,7 @@ public static class RunCommand
     internal static readonly Option<double> DeleteFractionOption = new("--delete-fraction") { Description = "Share of the other requests that are deletes (0..1); the rest are puts", DefaultValueFactory = _ => Defaults.DeleteFraction };
     internal static readonly Option<string> DistributionOption = new("--distribution") { Description = "Key distribution: uniform or zipf", DefaultValueFactory = _ => "uniform" };
     internal static readonly Option<double> ZipfThetaOption = new("--zipf-theta") { Description = "Zipf skew θ in (0, 1)", DefaultValueFactory = _ => Defaults.ZipfTheta };
-    internal static readonly Option<double> CacheFractionOption = new("--cache-fraction") { Description = "Cache bytes / data bytes (sets the get miss rate)", DefaultValueFactory = _ => Defaults.CacheFraction };
+    internal static readonly Option<double> CacheFractionOption = new("--cache-fraction") { Description = "Share of the keys that fit in the cache (sets the get miss rate)", DefaultValueFactory = _ => Defaults.CacheFraction };
     internal static readonly Option<int> ThreadsOption = new("--threads") { Description = "Load threads", DefaultValueFactory = _ => Defaults.Threads };
     internal static readonly Option<string> ApiOption = new("--api") { Description = "Read API: zero-copy (TryGet into a reused buffer) or copy (Get returns a new array)", DefaultValueFactory = _ => "zero-copy" };
     internal static readonly Option<int> AppAllocOption = new("--app-alloc") { Description = "Bytes of garbage the request handler allocates per request", DefaultValueFactory = _ => Defaults.AppAllocBytes };

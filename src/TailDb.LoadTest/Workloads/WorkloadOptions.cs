@@ -56,7 +56,13 @@ public sealed record WorkloadOptions
 
     public long DataBytes => (long)Keys * (KeyBytes + ValueSize);
 
-    public long CacheCapacityBytes => (long)(CacheFraction * DataBytes);
+    /// <summary>
+    /// TailDb's cache charges each entry key + value + a fixed overhead (ValueCache.EntryOverhead,
+    /// internal to the store), so the capacity includes it: a fraction of 0.8 caches 80% of the keys.
+    /// </summary>
+    public const int StoreCacheEntryOverheadBytes = 104;
+
+    public long CacheCapacityBytes => (long)(CacheFraction * Keys * (KeyBytes + ValueSize + StoreCacheEntryOverheadBytes));
 
     public int MaxValueBytes => LargeEvery > 0 ? Math.Max(ValueSize, LargeSize) : ValueSize;
 
@@ -142,6 +148,6 @@ public sealed record WorkloadOptions
         (LargeEvery > 0 ? $" (every {LargeEvery}th put {LargeSize} B)" : "") +
         $", {ReadRatio:P0} reads, {Distribution.ToString().ToLowerInvariant()}" +
         (Distribution == KeyDistribution.Zipf ? $" θ={ZipfTheta}" : "") +
-        $", cache {CacheFraction:0.##}× data, api {(Api == ReadApi.ZeroCopy ? "zero-copy" : "copy")}, app-alloc {AppAllocBytes} B/req, " +
+        $", cache holds {CacheFraction:P0} of keys, api {(Api == ReadApi.ZeroCopy ? "zero-copy" : "copy")}, app-alloc {AppAllocBytes} B/req, " +
         $"durability {Durability.ToString().ToLowerInvariant()}, seed {Seed}";
 }
