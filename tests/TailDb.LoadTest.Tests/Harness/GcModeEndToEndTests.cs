@@ -60,4 +60,21 @@ public sealed class GcModeEndToEndTests : IDisposable
         Assert.Contains("more than the 4.0 MiB budget", line, StringComparison.Ordinal);
         Assert.Contains("nogc", result.Stdout, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task GcOtherThanTheFileAskedForFailsNamingTheDifference()
+    {
+        // The runtime caps server GC heaps at the number of processors, so this request cannot be met.
+        int heaps = Environment.ProcessorCount + 1;
+        string path = Path.Combine(_scratch.FullName, "toomany.json");
+        File.WriteAllText(path, $$"""
+            { "runtimeOptions": { "tfm": "net10.0", "framework": { "name": "Microsoft.NETCore.App", "version": "10.0.0" }, "rollForward": "LatestMinor",
+              "configProperties": { "System.GC.Server": true, "System.GC.HeapCount": {{heaps}}, "System.GC.DynamicAdaptationMode": 0 } } }
+            """);
+
+        var result = await LoadTestProcess.RunAsync(["--gc", path, .. LoadTestProcess.ShortRun]);
+
+        Assert.Equal((int)ExitCode.GcMismatch, result.ExitCode);
+        Assert.Contains($"asked for {heaps} heaps, got {Environment.ProcessorCount}", result.OneErrorLine(), StringComparison.Ordinal);
+    }
 }
