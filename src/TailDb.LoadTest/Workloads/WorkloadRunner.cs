@@ -16,7 +16,6 @@ public sealed record PhaseOutcome(TimeSpan Elapsed, long Operations, long Backlo
 public sealed class WorkloadRunner
 {
     private static readonly double NanosecondsPerTick = 1e9 / Stopwatch.Frequency;
-    private static readonly long SleepThresholdTicks = Stopwatch.Frequency * 3 / 2000; // 1.5 ms
 
     private const int Padding = 16;
 
@@ -120,7 +119,7 @@ public sealed class WorkloadRunner
                 return 0;
             }
 
-            long now = WaitUntil(intended);
+            long now = PreciseWait.Until(intended);
             if (now >= end)
             {
                 // Requests due before the end that a stall kept us from sending: reported, not hidden.
@@ -156,33 +155,5 @@ public sealed class WorkloadRunner
         }
 
         return 0;
-    }
-
-    // Sleep has millisecond granularity, so the last stretch spins, yielding now and then: precise
-    // to a few µs without a sched_yield syscall per iteration (that alone cost seconds of system
-    // time per run), and still giving way to the GC's and the store's threads on a busy machine.
-    private static long WaitUntil(long target)
-    {
-        long now = Stopwatch.GetTimestamp();
-        int spins = 0;
-        while (now < target)
-        {
-            if (target - now > SleepThresholdTicks)
-            {
-                Thread.Sleep(1);
-            }
-            else if (++spins % 32 == 0)
-            {
-                Thread.Yield();
-            }
-            else
-            {
-                Thread.SpinWait(30);
-            }
-
-            now = Stopwatch.GetTimestamp();
-        }
-
-        return now;
     }
 }
