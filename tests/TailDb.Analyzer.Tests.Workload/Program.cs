@@ -22,10 +22,11 @@ var file = Path.GetTempFileName();
 File.WriteAllBytes(file, new byte[4096]);
 var readBuffer = new byte[4096];
 
-// Warm-up with events off so no request pays for JIT: the ground truth is about the forced causes.
-for (var i = 0; i < 3; i++)
+// Warm-up with events off, through every forced path, so no request pays for JIT: the ground
+// truth is about the forced causes only.
+foreach (var warmUp in Enum.GetValues<Forcing>())
 {
-    Request(-1, emit: false);
+    Request(-1, emit: false, warmUp);
 }
 
 var requestsStarted = Stopwatch.StartNew();
@@ -45,9 +46,9 @@ if (options.WaitForStdin)
 File.Delete(file);
 return 0;
 
-void Request(int index, bool emit)
+void Request(int index, bool emit, Forcing warmUp = Forcing.None)
 {
-    var forced = index >= 0 ? options.Forced(index) : Forcing.None;
+    var forced = index >= 0 ? options.Forced(index) : warmUp;
     var key = (long)(uint)(index * 2654435761L);
     var valueBytes = 100 + (Math.Max(index, 0) % 10 * 100);
     var hit = !options.Misses.Contains(index);
@@ -59,7 +60,7 @@ void Request(int index, bool emit)
             lock (gate)
             {
                 lockHeld.Set();
-                Thread.Sleep(options.HoldMilliseconds);
+                Thread.Sleep(emit ? options.HoldMilliseconds : 1);
             }
         });
         holder.Start();
@@ -82,10 +83,10 @@ void Request(int index, bool emit)
     switch (forced)
     {
         case Forcing.Gc:
-            GC.Collect(options.GcGeneration, GCCollectionMode.Forced, blocking: true);
+            GC.Collect(emit ? options.GcGeneration : 0, GCCollectionMode.Forced, blocking: true);
             break;
         case Forcing.Sleep:
-            Thread.Sleep(options.HoldMilliseconds);
+            Thread.Sleep(emit ? options.HoldMilliseconds : 1);
             break;
         case Forcing.Lock:
             lock (gate)
@@ -105,7 +106,7 @@ void Request(int index, bool emit)
                 stream.ReadExactly(readBuffer);
             }
 
-            Thread.Sleep(options.HoldMilliseconds);
+            Thread.Sleep(emit ? options.HoldMilliseconds : 1);
             if (emit)
             {
                 TailDbEventSource.Log.FileReadStop(readBuffer.Length);

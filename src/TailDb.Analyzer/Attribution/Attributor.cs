@@ -254,6 +254,12 @@ internal sealed class Attributor
             {
                 values[_sampleCause[(int)_samples.Categories[samples.StackIds[i]]]] += _samples.IntervalMSec;
             }
+
+            // A sample stands for a whole interval, which can reach past the window's edges.
+            foreach (var cause in _sampleCause)
+            {
+                values[cause] = Math.Min(values[cause], to - from);
+            }
         }
     }
 

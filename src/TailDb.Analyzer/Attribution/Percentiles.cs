@@ -15,7 +15,8 @@ internal static class Percentiles
             return double.NaN;
         }
 
-        var rank = (int)Math.Ceiling(percentile / 100.0 * sorted.Length);
+        // The epsilon keeps 99.9% of 1000 at rank 999: 0.999 * 1000 is 999.0000000000001 in binary.
+        var rank = (int)Math.Ceiling((percentile / 100.0 * sorted.Length) - 1e-9);
         return sorted[Math.Clamp(rank - 1, 0, sorted.Length - 1)];
     }
 }

@@ -142,7 +142,7 @@ internal static class SlowestAnalysis
 
             return (new SampleComputer(set), status);
         }
-        catch (Exception e) when (e.GetType().Name == "TraceFormatException" || TracePass.IsParserFailure(e))
+        catch (Exception e) when (e is TraceFormatException || TracePass.IsParserFailure(e))
         {
             // The pass without stacks succeeded: report everything else rather than nothing.
             return (null, $"unreadable ({TracePass.OneLine(e)})");

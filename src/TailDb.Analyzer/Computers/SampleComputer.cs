@@ -160,14 +160,14 @@ internal sealed class SampleComputer
     /// <summary>"module!Namespace.Type.Method(args)" → "Namespace.Type.Method".</summary>
     internal static string Strip(string frame)
     {
-        var bang = frame.IndexOf('!', StringComparison.Ordinal);
-        if (bang >= 0 && !frame.StartsWith("unresolved", StringComparison.Ordinal))
+        var paren = frame.IndexOf('(', StringComparison.Ordinal);
+        if (paren > 0)
         {
-            frame = frame[(bang + 1)..];
+            frame = frame[..paren];
         }
 
-        var paren = frame.IndexOf('(', StringComparison.Ordinal);
-        return paren > 0 ? frame[..paren] : frame;
+        var bang = frame.IndexOf('!', StringComparison.Ordinal);
+        return bang >= 0 && !frame.StartsWith("unresolved", StringComparison.Ordinal) ? frame[(bang + 1)..] : frame;
     }
 
     internal static bool IsApp(string frame) =>
