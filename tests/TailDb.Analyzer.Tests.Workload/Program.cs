@@ -1,5 +1,7 @@
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
+using System.Reflection;
+using System.Runtime.CompilerServices;
 using TailDb.Diagnostics;
 using TailDb.Analyzer.Tests.Workload;
 
@@ -21,6 +23,21 @@ using var lockHeld = new ManualResetEventSlim();
 var file = Path.GetTempFileName();
 File.WriteAllBytes(file, new byte[4096]);
 var readBuffer = new byte[4096];
+
+// The event methods are compiled now: the warm-up below must not emit (it would add requests).
+foreach (var type in new[] { typeof(TailDbEventSource), typeof(OrdersEventSource) })
+{
+    foreach (var method in type.GetMethods(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly))
+    {
+        if (!method.IsAbstract && !method.ContainsGenericParameters)
+        {
+            RuntimeHelpers.PrepareMethod(method.MethodHandle);
+        }
+    }
+}
+
+var gcGeneration = options.GcGeneration;
+var holdMilliseconds = options.HoldMilliseconds;
 
 // Warm-up with events off, through every forced path, so no request pays for JIT: the ground
 // truth is about the forced causes only.
@@ -60,7 +77,7 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
             lock (gate)
             {
                 lockHeld.Set();
-                Thread.Sleep(emit ? options.HoldMilliseconds : 1);
+                Thread.Sleep(emit ? holdMilliseconds : 1);
             }
         });
         holder.Start();
@@ -83,10 +100,10 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
     switch (forced)
     {
         case Forcing.Gc:
-            GC.Collect(emit ? options.GcGeneration : 0, GCCollectionMode.Forced, blocking: true);
+            GC.Collect(emit ? gcGeneration : 0, GCCollectionMode.Forced, blocking: true);
             break;
         case Forcing.Sleep:
-            Thread.Sleep(emit ? options.HoldMilliseconds : 1);
+            Thread.Sleep(emit ? holdMilliseconds : 1);
             break;
         case Forcing.Lock:
             lock (gate)
@@ -106,7 +123,7 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
                 stream.ReadExactly(readBuffer);
             }
 
-            Thread.Sleep(emit ? options.HoldMilliseconds : 1);
+            Thread.Sleep(emit ? holdMilliseconds : 1);
             if (emit)
             {
                 TailDbEventSource.Log.FileReadStop(readBuffer.Length);
