@@ -19,6 +19,8 @@ internal static class TracePass
         ArgumentNullException.ThrowIfNull(computers);
         var kind = TraceFile.Check(path);
         var bytes = new FileInfo(path).Length;
+        var cutShort = kind == TraceKind.NetTrace ? TraceStructure.Check(path) : null;
+
         using var source = TraceFile.Open(path, kind);
         foreach (var computer in computers)
         {
@@ -52,6 +54,7 @@ internal static class TracePass
             truncation = $"parsing stopped after {events:N0} events at {lastMSec:F1} ms: {OneLine(e)}";
         }
 
+        truncation ??= cutShort;
         cancellationToken.ThrowIfCancellationRequested();
         var duration = events > 0 ? Math.Max(lastMSec, SafeSessionEnd(source)) : 0;
         foreach (var computer in computers)

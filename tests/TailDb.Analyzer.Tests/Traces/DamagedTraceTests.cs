@@ -88,7 +88,7 @@ public sealed class DamagedTraceTests(WorkloadTraces traces)
         var path = Path.Combine(traces.Directory, "cut-in-half.nettrace");
         await File.WriteAllBytesAsync(path, bytes.AsSpan(0, bytes.Length * 3 / 4).ToArray());
         var set = ComputerSet.Run(path, RequestSelection.TailDb);
-        Assert.True(set.Facts.Truncation is not null || set.Facts.EventCount < 1,
+        Assert.True(set.Facts.Truncation is not null,
             "a trace cut at three quarters must be reported as truncated");
     }
 
