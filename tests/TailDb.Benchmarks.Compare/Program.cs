@@ -1,0 +1,3 @@
+using TailDb.Benchmarks.Compare.Commands;
+
+return CompareCommand.Create().Parse(args).Invoke();
