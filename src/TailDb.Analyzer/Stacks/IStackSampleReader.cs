@@ -29,7 +29,8 @@ public sealed class StackSampleSet
 
     public IReadOnlyList<StackSample> Samples { get; }
 
-    /// <summary>Each stack leaf first; a frame is "Namespace.Type.Method" or, when no method
+    /// <summary>Each stack leaf first; a frame is "Namespace.Type.Method(args)" as TraceEvent spells it
+    /// (argument list from the runtime's signature, so overloads stay apart) or, when no method
     /// range covers its address (a killed process has no rundown), "unresolved!0x7f...".</summary>
     public IReadOnlyList<IReadOnlyList<string>> Stacks { get; }
 

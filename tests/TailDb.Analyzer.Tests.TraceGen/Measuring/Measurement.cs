@@ -1,0 +1,66 @@
+using System.Diagnostics;
+using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Stacks;
+
+namespace TailDb.Analyzer.Tests.TraceGen.Measuring;
+
+/// <summary>One timed pass over a trace per process, so /usr/bin/time -v reports its peak memory alone.</summary>
+public static class Measurement
+{
+    public static int Run(string what, string file)
+    {
+        var clock = Stopwatch.StartNew();
+        string result;
+        switch (what)
+        {
+            case "tracelog-convert":
+            {
+                var etlx = Path.Combine(Path.GetTempPath(), $"measure-{Guid.NewGuid():N}.etlx");
+                Microsoft.Diagnostics.Tracing.Etlx.TraceLog.CreateFromEventPipeDataFile(file, etlx);
+                result = $"etlx {new FileInfo(etlx).Length / 1e6:0.0} MB";
+                File.Delete(etlx);
+                break;
+            }
+
+            case "tracelog":
+                result = Describe(new TraceLogStackSampleReader().Read(file));
+                break;
+            case "eventpipe":
+            {
+                using var source = new EventPipeEventSource(file);
+                long events = 0;
+                source.AllEvents += _ => events++;
+                source.Process();
+                result = $"{events} events";
+                break;
+            }
+
+            default:
+                Console.Error.WriteLine($"unknown measurement '{what}'");
+                return 2;
+        }
+
+        Console.WriteLine($"{what}: {clock.Elapsed.TotalSeconds:0.00} s, {result}");
+        return 0;
+    }
+
+    /// <summary>Prints the most sampled stacks, for eyeballing what a reader names.</summary>
+    public static int Dump(IStackSampleReader reader, string file, int top)
+    {
+        var set = reader.Read(file);
+        Console.WriteLine(Describe(set));
+        foreach (var group in set.Samples.GroupBy(s => s.StackId).OrderByDescending(g => g.Count()).Take(top))
+        {
+            Console.WriteLine($"{group.Count()} samples, threads {string.Join(",", group.Select(s => s.ThreadId).Distinct())}:");
+            foreach (var frame in set.Stacks[group.Key])
+            {
+                Console.WriteLine($"    {frame}");
+            }
+        }
+
+        return 0;
+    }
+
+    private static string Describe(StackSampleSet set) =>
+        $"{set.Samples.Count} samples, {set.Stacks.Count} stacks, {set.UnresolvedFrames} unresolved frames";
+}

@@ -1,0 +1,56 @@
+using System.Globalization;
+using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Tests.TraceGen.Measuring;
+using TailDb.Analyzer.Tests.TraceGen.Recording;
+using TailDb.Analyzer.Tests.TraceGen.Workloads;
+
+namespace TailDb.Analyzer.Tests.TraceGen;
+
+/// <summary>
+/// burn THREADS MS             burn CPU in CpuBurner's known frame, say done, wait for stdin to close
+/// storm THREADS SECONDS       the trace-heavy request workload, say done, wait for stdin to close
+/// record FILE MODE ARGS...    run this program as a suspended child in MODE and record it to FILE
+/// measure tracelog|netrace|eventpipe FILE   one timing run (wrap it in /usr/bin/time -v for peak memory)
+/// </summary>
+public static class Program
+{
+    public const string DoneLine = "workload done";
+
+    public static async Task<int> Main(string[] args)
+    {
+        switch (args)
+        {
+            case ["burn", var threads, var ms]:
+                CpuBurner.Run(Int(threads), TimeSpan.FromMilliseconds(Int(ms)));
+                return WaitForParent();
+            case ["storm", var threads, var seconds]:
+                RequestStorm.Run(Int(threads), TimeSpan.FromSeconds(Int(seconds)));
+                return WaitForParent();
+            case ["record", var file, .. var workload]:
+                await using (var recording = await ChildRecording.StartAsync(file, workload))
+                {
+                    var bytes = await recording.CompleteAsync(TimeSpan.FromMinutes(30));
+                    Console.WriteLine($"{file}: {bytes / 1e6:0.0} MB");
+                }
+
+                return 0;
+            case ["stacks", "tracelog", var file]:
+                return Measurement.Dump(new TraceLogStackSampleReader(), file, 8);
+            case ["measure", var what, var file]:
+                return Measurement.Run(what, file);
+            default:
+                Console.Error.WriteLine("usage: burn THREADS MS | storm THREADS SECONDS | record FILE MODE ARGS... | measure tracelog|nettrace|eventpipe FILE");
+                return 2;
+        }
+    }
+
+    private static int Int(string text) => int.Parse(text, CultureInfo.InvariantCulture);
+
+    private static int WaitForParent()
+    {
+        Console.WriteLine(DoneLine);
+        Console.Out.Flush();
+        Console.In.ReadToEnd();
+        return 0;
+    }
+}
