@@ -1,0 +1,51 @@
+using BenchmarkDotNet.Attributes;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using TailDb.Benchmarks.Configuration;
+using TailDb.Benchmarks.Fixtures;
+
+namespace TailDb.Benchmarks.Analysis;
+
+/// <summary>
+/// One pass over the same generated trace: TraceLog's conversion to ETLX (the baseline: what any
+/// stack-resolving TraceEvent tool pays first) against the streaming routes the analyzer takes.
+/// Goal: the analyzer at least 2x faster than the conversion. Events/s is the trace's event count
+/// over the mean.
+/// </summary>
+[BenchmarkCategory(Categories.Analyzer)]
+public class AnalyzerBenchmarks
+{
+    private string _trace = "";
+    private string _etlx = "";
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _trace = TraceFixture.Ensure(SuiteScale.Current);
+        _etlx = Path.Combine(Path.GetTempPath(), $"taildb-bench-{Environment.ProcessId}.etlx");
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => File.Delete(_etlx);
+
+    [Benchmark(Baseline = true)]
+    public long TraceLogConvert()
+    {
+        TraceLog.CreateFromEventPipeDataFile(_trace, _etlx);
+        var length = new FileInfo(_etlx).Length;
+        File.Delete(_etlx);
+        return length;
+    }
+
+    /// <summary>EventPipeEventSource with every event parsed (dynamic and CLR parsers): the
+    /// stack-free pass the analyzer's computers subscribe to.</summary>
+    [Benchmark]
+    public long EventPipeStreamingPass()
+    {
+        using var source = new EventPipeEventSource(_trace);
+        long events = 0;
+        source.AllEvents += _ => events++;
+        source.Process();
+        return events;
+    }
+}
