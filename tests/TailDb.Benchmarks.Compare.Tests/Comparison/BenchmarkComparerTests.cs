@@ -100,6 +100,23 @@ public sealed class BenchmarkComparerTests
     }
 
     [Fact]
+    public void HugeOperationsMayGrowByTheRelativeToleranceOnly()
+    {
+        // 283 MB per operation (a trace conversion): 0.1% is 283,000 bytes of runtime noise.
+        Assert.False(Compare(1.0, before: 283_000_000, now: 283_000_000 + 283_000).Fails);
+        Assert.True(Compare(1.0, before: 283_000_000, now: 283_000_000 + 283_001).Fails);
+    }
+
+    [Fact]
+    public void SmallOperationsKeepTheAnyByteRuleUnderTheRelativeTolerance()
+    {
+        // 0.1% of 999 bytes floors to 0: one more byte fails.
+        Assert.True(Compare(1.0, before: 999, now: 1000).AllocationFails);
+        Assert.True(Compare(1.0, before: 256, now: 257).AllocationFails);
+        Assert.False(Compare(1.0, before: 1000, now: 1001).AllocationFails);
+    }
+
+    [Fact]
     public void FewerAllocatedBytesAreAnImprovement()
     {
         var row = Compare(1.0, before: 40, now: 0);

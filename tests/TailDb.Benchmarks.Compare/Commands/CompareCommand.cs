@@ -43,6 +43,12 @@ public static class CompareCommand
         DefaultValueFactory = _ => new ComparisonOptions().AllocationToleranceBytes,
     };
 
+    public static readonly Option<double> AllocationRelativeTolerance = new("--allocation-relative-tolerance")
+    {
+        Description = "Fraction of the baseline's bytes per operation allocations may grow without failing (runtime background noise on huge operations)",
+        DefaultValueFactory = _ => new ComparisonOptions().AllocationRelativeTolerance,
+    };
+
     public static readonly Option<string?> Output = new("--output")
     {
         Description = "Also write the markdown table to this file",
@@ -52,7 +58,7 @@ public static class CompareCommand
     {
         var command = new RootCommand("Compares two BenchmarkDotNet runs (full JSON) and fails on regressions")
         {
-            Baseline, Current, Alpha, FailRatio, AllocationTolerance, Output,
+            Baseline, Current, Alpha, FailRatio, AllocationTolerance, AllocationRelativeTolerance, Output,
         };
         command.SetAction(parseResult => (int)Run(Bind(parseResult), Console.Out, Console.Error));
         return command;
@@ -89,7 +95,9 @@ public static class CompareCommand
         new(
             parseResult.GetValue(Baseline) ?? [],
             parseResult.GetValue(Current) ?? [],
-            new ComparisonOptions(parseResult.GetValue(Alpha), parseResult.GetValue(FailRatio), parseResult.GetValue(AllocationTolerance)),
+            new ComparisonOptions(
+                parseResult.GetValue(Alpha), parseResult.GetValue(FailRatio),
+                parseResult.GetValue(AllocationTolerance), parseResult.GetValue(AllocationRelativeTolerance)),
             parseResult.GetValue(Output));
 
     private static void Validate(ComparisonOptions options)
@@ -107,6 +115,11 @@ public static class CompareCommand
         if (options.AllocationToleranceBytes < 0)
         {
             throw new CompareException($"--allocation-tolerance must not be negative (got {options.AllocationToleranceBytes})");
+        }
+
+        if (options.AllocationRelativeTolerance is < 0 or >= 1)
+        {
+            throw new CompareException($"--allocation-relative-tolerance must be in [0, 1) (got {options.AllocationRelativeTolerance})");
         }
     }
 }

@@ -5,7 +5,7 @@ namespace TailDb.Benchmarks.Compare.Comparison;
 
 /// <summary>
 /// Joins baseline and current results by BenchmarkDotNet's FullName and decides each change.
-/// Allocated bytes per operation are deterministic, so any growth past the tolerance fails. Times
+/// Allocated bytes per operation are deterministic, so any growth past the (tiny) tolerance fails. Times
 /// are noisy on a shared machine: a change is reported when a one-sided Mann-Whitney test is
 /// significant, and fails only when it is significant AND the median ratio reaches FailRatio.
 /// </summary>
@@ -91,7 +91,7 @@ public static class BenchmarkComparer
 
         if (now > before)
         {
-            return (AllocationChange.More, now - before > options.AllocationToleranceBytes);
+            return (AllocationChange.More, now - before > options.AllowedAllocationGrowth(before.Value));
         }
 
         return (now < before ? AllocationChange.Less : AllocationChange.Same, false);

@@ -89,7 +89,7 @@ public static class MarkdownTable
             $"{rows.Count(r => r.Time == TimeChange.Faster)} faster, {rows.Count(r => r.Allocation == AllocationChange.More)} allocate more, " +
             $"{rows.Count(r => r.Current is null)} missing now, {rows.Count(r => r.Baseline is null)} new " +
             $"(one-sided Mann-Whitney at alpha {options.Alpha}; a time fails only when significant and >= {Units.Ratio(options.FailRatio)}; " +
-            $"any allocation growth > {options.AllocationToleranceBytes} B/op fails)");
+            $"allocation growth fails past max({options.AllocationToleranceBytes} B, {options.AllocationRelativeTolerance:P2} of the baseline) per op)");
     }
 
     private static string Cell(BenchmarkResult? result) =>
