@@ -1,3 +1,9 @@
+using System.CommandLine;
 using TailDb.Benchmarks.Compare.Commands;
 
-return CompareCommand.Create().Parse(args).Invoke();
+var root = new RootCommand("TailDb benchmark results: CI comparison against a baseline, and the performance goals")
+{
+    CompareCommand.Create(),
+    GoalsCommand.Create(),
+};
+return root.Parse(args).Invoke();

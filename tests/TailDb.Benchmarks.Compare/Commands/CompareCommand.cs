@@ -6,7 +6,7 @@ using TailDb.Benchmarks.Compare.Results;
 namespace TailDb.Benchmarks.Compare.Commands;
 
 /// <summary>
-/// `TailDb.Benchmarks.Compare --baseline DIR --current DIR`: prints the markdown comparison and
+/// `compare --baseline DIR --current DIR`: prints the markdown comparison and
 /// exits 2 on a regression (allocation growth, or significant and past the fail ratio).
 /// </summary>
 public static class CompareCommand
@@ -54,9 +54,9 @@ public static class CompareCommand
         Description = "Also write the markdown table to this file",
     };
 
-    public static RootCommand Create()
+    public static Command Create()
     {
-        var command = new RootCommand("Compares two BenchmarkDotNet runs (full JSON) and fails on regressions")
+        var command = new Command("compare", "Compares two BenchmarkDotNet runs (full JSON) and fails on regressions")
         {
             Baseline, Current, Alpha, FailRatio, AllocationTolerance, AllocationRelativeTolerance, Output,
         };
