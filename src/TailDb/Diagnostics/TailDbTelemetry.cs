@@ -48,6 +48,8 @@ internal sealed class TailDbTelemetry : IDisposable
 
     public ActivitySource Activities { get; }
 
+    public Meter Meter => _meter;
+
     /// <summary>True when the duration histogram has a listener; only then is a start timestamp taken.</summary>
     public bool TimingEnabled => _duration.Enabled;
 

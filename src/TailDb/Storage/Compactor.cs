@@ -134,6 +134,9 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
             }
         }
 
+        Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
+        RecordFormat.WriteSeal(seal, _bufferStart + _buffered);
+        Append(output, seal);
         FlushBuffer(output);
         output.Flush();
         hint.Complete(_bufferStart);

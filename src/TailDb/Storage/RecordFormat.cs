@@ -23,6 +23,9 @@ internal static class RecordFormat
     public const uint TombstoneLength = uint.MaxValue;
     public const int MaxValueBytesLimit = int.MaxValue - HeaderSize - MaxKeyBytes - 64;
 
+    public const int SealValueLength = 8;
+    public const int SealSize = HeaderSize + SealValueLength;
+
     /// <summary>"TDBSEG01": the first 8 bytes of every segment file.</summary>
     public const ulong SegmentMagic = 0x3130_4745_5342_4454;
     public const int FileHeaderSize = 8;
@@ -61,6 +64,18 @@ internal static class RecordFormat
         return size;
     }
 
+    /// <summary>Writes the seal that closes a segment whose data ends at <paramref name="offset"/>.</summary>
+    public static int WriteSeal(Span<byte> destination, long offset)
+    {
+        Span<byte> seal = destination[..SealSize];
+        BinaryPrimitives.WriteUInt32LittleEndian(seal[8..], 0);
+        BinaryPrimitives.WriteUInt32LittleEndian(seal[12..], SealValueLength);
+        BinaryPrimitives.WriteInt64LittleEndian(seal[HeaderSize..], offset);
+        BinaryPrimitives.WriteUInt32LittleEndian(seal[4..], Crc32C.Compute(seal.Slice(8, 8)));
+        BinaryPrimitives.WriteUInt32LittleEndian(seal, Crc32C.Compute(seal[4..]));
+        return SealSize;
+    }
+
     /// <summary>
     /// Checks the fixed header's lengths are plausible; on success the record's size is
     /// <c>HeaderSize + keyLength + max(valueLength, 0)</c> (valueLength -1 = tombstone).
@@ -71,7 +86,8 @@ internal static class RecordFormat
         uint v = BinaryPrimitives.ReadUInt32LittleEndian(header[12..]);
         keyLength = (int)Math.Min(k, int.MaxValue);
         valueLength = v == TombstoneLength ? -1 : (int)Math.Min(v, int.MaxValue);
-        return k is >= 1 and <= MaxKeyBytes && (v == TombstoneLength || v <= (uint)maxValueBytes);
+        return (k is >= 1 and <= MaxKeyBytes && (v == TombstoneLength || v <= (uint)maxValueBytes))
+            || (k == 0 && v == SealValueLength);
     }
 
     /// <summary>Header CRC check; <paramref name="headerAndKey"/> is the record's first 16 + keyLength bytes.</summary>

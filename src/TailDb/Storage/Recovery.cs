@@ -189,13 +189,28 @@ internal sealed class Recovery
     {
         var scanner = new SegmentScanner(segment.File, segment.Length, _options.MaxValueBytes);
         long offset = RecordFormat.FileHeaderSize;
+        bool sealedAtEnd = false;
         while (true)
         {
             ScanOutcome outcome = scanner.Next(offset, out ScannedRecord record);
+            sealedAtEnd = outcome == ScanOutcome.Seal || (sealedAtEnd && outcome == ScanOutcome.End);
             switch (outcome)
             {
                 case ScanOutcome.End:
+                    if (!isNewest && !sealedAtEnd)
+                    {
+                        throw new TailDbCorruptionException(
+                            $"The TailDb segment file '{segment.File.Path}' ends at offset {offset} without the seal every older segment ends with: " +
+                            "records at its end are missing, so the store refuses to open rather than risk returning overwritten values.");
+                    }
+
                     return;
+
+                case ScanOutcome.Seal:
+                    // A seal only counts at the very end of a sealed segment; elsewhere it is a no-op
+                    // (the newest segment sealed just before a crash, then written on after reopen).
+                    offset += record.Size;
+                    break;
 
                 case ScanOutcome.Record:
                     if (record.IsTombstone)
@@ -226,11 +241,7 @@ internal sealed class Recovery
                         TailDbEventSource.Log.CorruptRecord(segment.Id, offset, record.Damage!);
                     }
 
-                    if (lastInFile)
-                    {
-                        return;
-                    }
-
+                    // Past the end when the value was cut short: the End case then finds no seal.
                     offset += record.Size;
                     break;
 

@@ -8,6 +8,9 @@ internal enum ScanOutcome
     /// <summary>An intact record.</summary>
     Record,
 
+    /// <summary>The seal that closes a segment (intact, or with only its value damaged).</summary>
+    Seal,
+
     /// <summary>Header and key intact, the value damaged or cut short: the key is known to be corrupt.</summary>
     ValueCorrupt,
 
@@ -100,6 +103,13 @@ internal sealed class SegmentScanner
 
         int size = RecordFormat.RecordSize(keyLength, Math.Max(valueLength, 0));
         ReadOnlySpan<byte> whole = Window(offset, size);
+        if (keyLength == 0)
+        {
+            // Header intact says this is a seal; only its value (an offset, informational) could be damaged.
+            record = new ScannedRecord(offset, size, valueLength, default, default, whole.Length < size ? "seal cut short at end of file" : null);
+            return whole.Length < size ? ScanOutcome.HeaderCorrupt : ScanOutcome.Seal;
+        }
+
         if (whole.Length < size)
         {
             record = new ScannedRecord(offset, size, valueLength, Window(offset, RecordFormat.HeaderSize + keyLength)[RecordFormat.HeaderSize..], default, "value cut short at end of file");

@@ -47,7 +47,7 @@ internal sealed class SegmentWriter : IDisposable
     public RecordLocation AppendLocked(ReadOnlySpan<byte> record, int keyLength, int valueLength)
     {
         _fault.ThrowIfFaulted();
-        if (_active.Length + record.Length > _segmentMaxBytes && _active.Length > RecordFormat.FileHeaderSize)
+        if (_active.Length + record.Length + RecordFormat.SealSize > _segmentMaxBytes && _active.Length > RecordFormat.FileHeaderSize)
         {
             RotateLocked();
         }
@@ -96,12 +96,13 @@ internal sealed class SegmentWriter : IDisposable
     {
         try
         {
-            // With Fsync, the sealed segment is made durable here: a group-commit leader only
-            // fsyncs the active one.
-            if (_fsync)
-            {
-                _active.File.Flush();
-            }
+            // Seal and fsync the full segment in both durability modes: a sealed segment must end
+            // with its seal (recovery checks), and a group-commit leader only fsyncs the active one.
+            Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
+            RecordFormat.WriteSeal(seal, _active.Length);
+            _active.File.Write(seal, _active.Length);
+            _active.Length += seal.Length;
+            _active.File.Flush();
 
             Segment next = CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
             PublishLocked([next], []);
