@@ -10,6 +10,7 @@ namespace TailDb.Analyzer.Tests.TraceGen;
 /// burn THREADS MS             burn CPU in CpuBurner's known frame, say done, wait for stdin to close
 /// storm THREADS SECONDS       the trace-heavy request workload, say done, wait for stdin to close
 /// record FILE MODE ARGS...    run this program as a suspended child in MODE and record it to FILE
+/// record-killed FILE MS MODE ARGS...   the same, but kill the child after MS (no rundown)
 /// measure tracelog|netrace|eventpipe FILE   one timing run (wrap it in /usr/bin/time -v for peak memory)
 /// </summary>
 public static class Program
@@ -36,6 +37,16 @@ public static class Program
                 return 0;
             case ["stacks", "tracelog", var file]:
                 return Measurement.Dump(new TraceLogStackSampleReader(), file, 8);
+            case ["stacks", "nettrace", var file]:
+                return Measurement.Dump(new NetTraceStackSampleReader(), file, 8);
+            case ["record-killed", var file, var afterMs, .. var workload]:
+                await using (var recording = await ChildRecording.StartAsync(file, workload))
+                {
+                    var bytes = await recording.KillAsync(TimeSpan.FromMilliseconds(Int(afterMs)), TimeSpan.FromMinutes(1));
+                    Console.WriteLine($"{file}: {bytes / 1e6:0.0} MB, process killed after {afterMs} ms");
+                }
+
+                return 0;
             case ["measure", var what, var file]:
                 return Measurement.Run(what, file);
             default:

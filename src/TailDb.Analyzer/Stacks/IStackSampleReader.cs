@@ -34,6 +34,6 @@ public sealed class StackSampleSet
     /// range covers its address (a killed process has no rundown), "unresolved!0x7f...".</summary>
     public IReadOnlyList<IReadOnlyList<string>> Stacks { get; }
 
-    /// <summary>Frames that no MethodLoad or rundown range named.</summary>
+    /// <summary>Distinct code addresses that no MethodLoad or rundown range named.</summary>
     public int UnresolvedFrames { get; }
 }

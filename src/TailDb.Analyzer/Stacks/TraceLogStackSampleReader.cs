@@ -22,6 +22,12 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
             using var log = new TraceLog(etlxPath);
             return ReadSamples(log, cancellationToken);
         }
+        catch (Exception e) when (e is FormatException or EndOfStreamException or InvalidDataException or FileNotFoundException or DirectoryNotFoundException or UnauthorizedAccessException)
+        {
+            // TraceEvent's parser throws FormatException ("Read past end of stream") for a cut or
+            // killed recording: both are the user's input, not our bug.
+            throw new TraceFormatException($"{nettracePath}: TraceEvent cannot read the trace: {e.Message.ReplaceLineEndings(" ")}", e);
+        }
         finally
         {
             File.Delete(etlxPath);
@@ -33,7 +39,7 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
         var interner = new StackInterner();
         var samples = new List<StackSample>();
         var idsByCallStack = new Dictionary<CallStackIndex, int>();
-        var unresolved = 0;
+        var unresolved = new HashSet<ulong>();
         var frames = new List<string>();
 
         var source = log.Events.GetSource();
@@ -57,7 +63,7 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
                     if (string.IsNullOrEmpty(name))
                     {
                         name = FrameNames.Unresolved(frame.CodeAddress.Address);
-                        unresolved++;
+                        unresolved.Add(frame.CodeAddress.Address);
                     }
 
                     frames.Add(interner.Name(name));
@@ -74,6 +80,6 @@ public sealed class TraceLogStackSampleReader : IStackSampleReader
 
         // TraceLog already yields events in time order; a stable sort keeps that true if it ever does not.
         var ordered = samples.OrderBy(s => s.TimeRelativeMSec).ToList();
-        return new StackSampleSet(ordered, interner.Stacks, unresolved);
+        return new StackSampleSet(ordered, interner.Stacks, unresolved.Count);
     }
 }

@@ -25,6 +25,9 @@ public static class Measurement
             case "tracelog":
                 result = Describe(new TraceLogStackSampleReader().Read(file));
                 break;
+            case "nettrace":
+                result = Describe(new NetTraceStackSampleReader().Read(file));
+                break;
             case "eventpipe":
             {
                 using var source = new EventPipeEventSource(file);

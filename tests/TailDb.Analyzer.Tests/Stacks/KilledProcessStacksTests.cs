@@ -1,0 +1,84 @@
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Tests.TraceGen.Workloads;
+
+namespace TailDb.Analyzer.Tests.Stacks;
+
+/// <summary>
+/// A killed process writes no rundown, so code that ran before the session (ReadyToRun framework
+/// code) has no name in the trace. The reader must say "unresolved", never guess.
+/// </summary>
+[Collection(RecordedTracesGroup.Name)]
+public sealed class KilledProcessStacksTests(RecordedTraces traces)
+{
+    [Fact]
+    public void KilledProcessLeavesUnnamedCodeUnresolvedInsteadOfGuessing()
+    {
+        var set = new NetTraceStackSampleReader().Read(traces.Killed);
+        var loads = JittedMethodLoads(traces.Killed);
+
+        var frames = set.Samples.SelectMany(s => set.Stacks[s.StackId]).Distinct().ToList();
+        var unresolved = frames.Where(FrameNames.IsUnresolved).ToList();
+        Assert.NotEmpty(unresolved);
+        Assert.Equal(unresolved.Count, set.UnresolvedFrames);
+        foreach (var frame in unresolved)
+        {
+            var address = Convert.ToUInt64(frame["unresolved!0x".Length..], 16);
+            Assert.DoesNotContain(loads, l => address >= l.Start && address < l.Start + l.Size);
+        }
+
+        // Every name given comes from a method the trace itself says was jitted.
+        var loadedNames = loads.Select(l => l.Name).ToHashSet();
+        Assert.All(frames.Where(f => !FrameNames.IsUnresolved(f)), f => Assert.Contains(f, loadedNames));
+    }
+
+    [Fact]
+    public void KilledProcessStillNamesCodeJittedDuringTheSession()
+    {
+        var set = new NetTraceStackSampleReader().Read(traces.Killed);
+
+        Assert.Contains(set.Samples, s => set.Stacks[s.StackId] is [CpuBurner.KnownFrame, ..]);
+    }
+
+    [Fact]
+    public void TraceLogOracleRejectsTheKilledTraceAsAFormatError()
+    {
+        var error = Assert.Throws<TraceFormatException>(() => new TraceLogStackSampleReader().Read(traces.Killed));
+
+        Assert.Contains(traces.Killed, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void CompleteTraceHasNoUnresolvedFrames()
+    {
+        var set = new NetTraceStackSampleReader().Read(traces.Complete);
+
+        Assert.Equal(0, set.UnresolvedFrames);
+    }
+
+    // TraceEvent's own view of the session's method loads. Its parser throws at the end of a
+    // killed trace (no end marker), after dispatching every event it could read.
+    private static List<(ulong Start, ulong Size, string Name)> JittedMethodLoads(string path)
+    {
+        var loads = new List<(ulong, ulong, string)>();
+        using var source = new EventPipeEventSource(path);
+        source.Clr.MethodLoadVerbose += (MethodLoadUnloadVerboseTraceData e) =>
+        {
+            if (e.IsJitted)
+            {
+                loads.Add((e.MethodStartAddress, (ulong)e.MethodSize, FrameNames.Method(e.MethodNamespace, e.MethodName, e.MethodSignature)));
+            }
+        };
+        try
+        {
+            source.Process();
+        }
+        catch (FormatException)
+        {
+            // Expected: the stream has no end marker.
+        }
+
+        return loads;
+    }
+}
