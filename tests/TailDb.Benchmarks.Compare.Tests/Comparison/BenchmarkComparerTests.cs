@@ -1,4 +1,5 @@
 using TailDb.Benchmarks.Compare.Comparison;
+using TailDb.Benchmarks.Compare.Reporting;
 using TailDb.Benchmarks.Compare.Results;
 
 namespace TailDb.Benchmarks.Compare.Tests.Comparison;
@@ -147,6 +148,61 @@ public sealed class BenchmarkComparerTests
         Assert.Null(rows[3].Baseline);
         Assert.Equal(TimeChange.NotCompared, rows[1].Time);
         Assert.DoesNotContain(rows, r => r.Fails);
+    }
+
+    private static BenchmarkResult Mapped(string id, string baseline, double factor) =>
+        Result(id, Times.Select(t => t * factor)) with { BaselineId = baseline };
+
+    [Fact]
+    public void RawBaselineSlowerPastTheFailRatioIsTheMachineAndPasses()
+    {
+        var rows = BenchmarkComparer.Compare([Mapped("Raw", "Raw", 1)], [Mapped("Raw", "Raw", 3)], Defaults);
+
+        var row = Assert.Single(rows);
+        Assert.Equal(TimeChange.Slower, row.Time);
+        Assert.True(row.IsRawBaseline);
+        Assert.False(row.Fails);
+        Assert.Contains("raw baseline", MarkdownTable.Verdict(row, Defaults), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SlowdownThatItsRawBaselineSharesDoesNotFail()
+    {
+        // The machine got 2.5x slower for both: TailDb relative to its floor is unchanged.
+        var rows = BenchmarkComparer.Compare(
+            [Mapped("Raw", "Raw", 1), Mapped("TailDb", "Raw", 1)],
+            [Mapped("Raw", "Raw", 2.5), Mapped("TailDb", "Raw", 2.5)],
+            Defaults);
+
+        var tailDb = rows[1];
+        Assert.Equal(TimeChange.Slower, tailDb.Time);
+        Assert.Equal(2.5, tailDb.MachineDrift!.Value, 9);
+        Assert.Equal(1.0, tailDb.CorrectedRatio!.Value, 9);
+        Assert.False(tailDb.Fails);
+        Assert.Contains("1.00x after its raw baseline's 2.50x machine drift", MarkdownTable.Verdict(tailDb, Defaults), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void SlowdownPastTheFailRatioWithASteadyRawBaselineFails()
+    {
+        var rows = BenchmarkComparer.Compare(
+            [Mapped("Raw", "Raw", 1), Mapped("TailDb", "Raw", 1)],
+            [Mapped("Raw", "Raw", 1.05), Mapped("TailDb", "Raw", 2.5)],
+            Defaults);
+
+        Assert.False(rows[0].Fails);
+        Assert.True(rows[1].TimeFails);
+        Assert.Equal(2.5 / 1.05, rows[1].CorrectedRatio!.Value, 9);
+    }
+
+    [Fact]
+    public void RawBaselineStillFailsOnAllocationGrowth()
+    {
+        var row = BenchmarkComparer.CompareOne(
+            Result("Raw", Times, 0) with { BaselineId = "Raw" }, Result("Raw", Times, 8) with { BaselineId = "Raw" }, Defaults);
+
+        Assert.True(row.IsRawBaseline);
+        Assert.True(row.Fails);
     }
 
     [Fact]

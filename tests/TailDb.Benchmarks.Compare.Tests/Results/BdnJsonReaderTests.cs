@@ -106,6 +106,31 @@ public sealed class BdnJsonReaderTests
     }
 
     [Fact]
+    public void BaselinesMapBesideTheReportsNamesEachBenchmarksRawBaseline()
+    {
+        var dir = Directory.CreateTempSubdirectory("taildb-results-");
+        try
+        {
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-full.json"), FullJson);
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-baselines.json"), """
+                { "Benchmarks": [
+                  { "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" },
+                  { "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" } ] }
+                """);
+
+            var results = BdnJsonReader.ReadAll([dir.FullName]);
+
+            Assert.Equal("TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", results[0].BaselineId);
+            Assert.False(results[0].IsBaseline);
+            Assert.True(results[1].IsBaseline);
+        }
+        finally
+        {
+            dir.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
     public void NonFiniteTokensAreQuotedOnlyWhereTheyAreValues()
     {
         Assert.Equal("""{"a":"NaN","b":["-Infinity", 1],"c":"NaN text"}""",

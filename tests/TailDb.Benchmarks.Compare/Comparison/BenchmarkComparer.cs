@@ -7,7 +7,10 @@ namespace TailDb.Benchmarks.Compare.Comparison;
 /// Joins baseline and current results by BenchmarkDotNet's FullName and decides each change.
 /// Allocated bytes per operation are deterministic, so any growth past the (tiny) tolerance fails. Times
 /// are noisy on a shared machine: a change is reported when a one-sided Mann-Whitney test is
-/// significant, and fails only when it is significant AND the median ratio reaches FailRatio.
+/// significant, and fails only when it is significant AND the median ratio reaches FailRatio AND,
+/// when the suite says which raw baseline the benchmark sits beside, the ratio still reaches
+/// FailRatio with that baseline's own drift between the runs divided out. Raw baselines themselves
+/// never fail on time: they run no TailDb code.
 /// </summary>
 public static class BenchmarkComparer
 {
@@ -27,7 +30,9 @@ public static class BenchmarkComparer
         {
             if (ReferenceEquals(baselineById[before.Id], before))
             {
-                rows.Add(currentById.TryGetValue(before.Id, out var now) ? CompareOne(before, now, options) : Missing(before, null));
+                rows.Add(currentById.TryGetValue(before.Id, out var now)
+                    ? CompareOne(before, now, options, Drift(now, baselineById, currentById))
+                    : Missing(before, null));
             }
         }
 
@@ -42,7 +47,8 @@ public static class BenchmarkComparer
         return rows;
     }
 
-    public static ComparisonRow CompareOne(BenchmarkResult baseline, BenchmarkResult current, ComparisonOptions options)
+    /// <param name="machineDrift">now/before median of the category baseline, or null.</param>
+    public static ComparisonRow CompareOne(BenchmarkResult baseline, BenchmarkResult current, ComparisonOptions options, double? machineDrift = null)
     {
         ArgumentNullException.ThrowIfNull(baseline);
         ArgumentNullException.ThrowIfNull(current);
@@ -53,9 +59,16 @@ public static class BenchmarkComparer
         var before = baseline.NanosecondsPerOperation;
         var now = current.NanosecondsPerOperation;
         double? ratio = before.Count > 0 && now.Count > 0 ? current.MedianNanoseconds / baseline.MedianNanoseconds : null;
+        var isRawBaseline = current.IsBaseline;
+        if (isRawBaseline)
+        {
+            machineDrift = null;
+        }
+
         if (!MannWhitney.CanTest(now, before))
         {
-            return new ComparisonRow(current.DisplayName, baseline, current, TimeChange.Untested, ratio, null, allocation, false, allocationFails);
+            return new ComparisonRow(current.DisplayName, baseline, current, TimeChange.Untested, ratio, null, allocation, false, allocationFails,
+                machineDrift, isRawBaseline);
         }
 
         var pSlower = MannWhitney.PGreater(now, before);
@@ -78,8 +91,23 @@ public static class BenchmarkComparer
             p = Math.Min(pSlower, pFaster);
         }
 
-        var timeFails = time == TimeChange.Slower && ratio >= options.FailRatio;
-        return new ComparisonRow(current.DisplayName, baseline, current, time, ratio, p, allocation, timeFails, allocationFails);
+        var timeFails = time == TimeChange.Slower && !isRawBaseline && ratio >= options.FailRatio &&
+            (machineDrift is not { } drift || ratio / drift >= options.FailRatio);
+        return new ComparisonRow(current.DisplayName, baseline, current, time, ratio, p, allocation, timeFails, allocationFails,
+            machineDrift, isRawBaseline);
+    }
+
+    private static double? Drift(
+        BenchmarkResult current, Dictionary<string, BenchmarkResult> baselineById, Dictionary<string, BenchmarkResult> currentById)
+    {
+        if (current.BaselineId is not { } id || current.IsBaseline ||
+            !baselineById.TryGetValue(id, out var before) || !currentById.TryGetValue(id, out var now) ||
+            before.NanosecondsPerOperation.Count == 0 || now.NanosecondsPerOperation.Count == 0)
+        {
+            return null;
+        }
+
+        return now.MedianNanoseconds / before.MedianNanoseconds;
     }
 
     private static (AllocationChange Change, bool Fails) CompareAllocations(long? before, long? now, ComparisonOptions options)

@@ -1,8 +1,10 @@
 namespace TailDb.Benchmarks.Compare.Comparison;
 
 /// <param name="Alpha">Significance level of each one-sided Mann-Whitney test.</param>
-/// <param name="FailRatio">A significant slowdown fails only when now/baseline median reaches this:
-/// shared CI machines drift by tens of percent, a 2x change is a real regression.</param>
+/// <param name="FailRatio">A significant slowdown fails only when now/baseline median reaches this,
+/// also after dividing by the drift of its category's raw baseline between the two runs (which
+/// runs no TailDb code, so its slowdown is the machine's): shared machines drift by tens of
+/// percent, and by more than 2x while other work runs beside the suite.</param>
 /// <param name="AllocationToleranceBytes">Bytes per operation an allocation may grow without failing.
 /// Allocations are deterministic, so the default is 0: any increase fails.</param>
 /// <param name="AllocationRelativeTolerance">Fraction of the baseline's bytes per operation an

@@ -51,6 +51,9 @@ public static class MarkdownTable
         parts.Add(row.Time switch
         {
             TimeChange.Slower when row.TimeFails => $"**FAIL** slower, past {Units.Ratio(options.FailRatio)}{p}",
+            TimeChange.Slower when row.IsRawBaseline => $"slower{p}, raw baseline: the machine, never fails",
+            TimeChange.Slower when row.TimeRatio >= options.FailRatio && row.CorrectedRatio is { } c =>
+                $"slower{p}, but {Units.Ratio(c)} after its raw baseline's {Units.Ratio(row.MachineDrift!.Value)} machine drift",
             TimeChange.Slower => $"slower{p}",
             TimeChange.Faster => $"faster{p}",
             TimeChange.Same => $"same{p}",
@@ -88,7 +91,8 @@ public static class MarkdownTable
             $"{compared} compared, {rows.Count(r => r.Fails)} failed, {rows.Count(r => r.Time == TimeChange.Slower)} slower, " +
             $"{rows.Count(r => r.Time == TimeChange.Faster)} faster, {rows.Count(r => r.Allocation == AllocationChange.More)} allocate more, " +
             $"{rows.Count(r => r.Current is null)} missing now, {rows.Count(r => r.Baseline is null)} new " +
-            $"(one-sided Mann-Whitney at alpha {options.Alpha}; a time fails only when significant and >= {Units.Ratio(options.FailRatio)}; " +
+            $"(one-sided Mann-Whitney at alpha {options.Alpha}; a time fails only when significant and >= {Units.Ratio(options.FailRatio)}, " +
+            $"also after dividing out its raw baseline's drift; raw baselines never fail on time; " +
             $"allocation growth fails past max({options.AllocationToleranceBytes} B, {options.AllocationRelativeTolerance:P2} of the baseline) per op)");
     }
 

@@ -13,6 +13,7 @@ public static class BdnJsonReader
     public static IReadOnlyList<BenchmarkResult> ReadAll(IEnumerable<string> paths)
     {
         var results = new List<BenchmarkResult>();
+        var baselines = new Dictionary<string, string>(StringComparer.Ordinal);
         foreach (var path in paths)
         {
             if (Directory.Exists(path))
@@ -27,6 +28,14 @@ public static class BdnJsonReader
                 {
                     results.AddRange(ReadFile(file));
                 }
+
+                foreach (var file in Directory.GetFiles(path, "*-report-baselines.json", SearchOption.AllDirectories))
+                {
+                    foreach (var (id, baseline) in ReadBaselineMap(file))
+                    {
+                        baselines[id] = baseline;
+                    }
+                }
             }
             else if (File.Exists(path))
             {
@@ -38,7 +47,31 @@ public static class BdnJsonReader
             }
         }
 
-        return results;
+        return results.Select(r => baselines.TryGetValue(r.Id, out var b) ? r with { BaselineId = b } : r).ToArray();
+    }
+
+    /// <summary>Reads the suite's *-report-baselines.json: benchmark FullName → its category's baseline FullName.</summary>
+    public static IReadOnlyDictionary<string, string> ReadBaselineMap(string path)
+    {
+        try
+        {
+            using var document = JsonDocument.Parse(File.ReadAllText(path));
+            var map = new Dictionary<string, string>(StringComparer.Ordinal);
+            foreach (var entry in document.RootElement.GetProperty("Benchmarks").EnumerateArray())
+            {
+                if (entry.TryGetProperty("Baseline", out var baseline) && baseline.GetString() is { } b &&
+                    entry.GetProperty("FullName").GetString() is { } id)
+                {
+                    map[id] = b;
+                }
+            }
+
+            return map;
+        }
+        catch (Exception e) when (e is JsonException or KeyNotFoundException or InvalidOperationException or IOException)
+        {
+            throw new CompareException($"{path}: not a baselines map ({e.Message})", e);
+        }
     }
 
     public static IReadOnlyList<BenchmarkResult> ReadFile(string path)

@@ -6,12 +6,17 @@ namespace TailDb.Benchmarks.Compare.Results;
 /// <param name="NanosecondsPerOperation">The raw per-iteration measurements of the Result stage
 /// (Actual when no Result was exported), each divided by the iteration's operation count.</param>
 /// <param name="AllocatedBytesPerOperation">MemoryDiagnoser's figure; null when it did not run.</param>
+/// <param name="BaselineId">FullName of the baseline of this benchmark's category in the same run
+/// (itself for a baseline), from the suite's *-report-baselines.json; null when unknown.</param>
 public sealed record BenchmarkResult(
     string Id,
     string DisplayName,
     IReadOnlyList<double> NanosecondsPerOperation,
-    long? AllocatedBytesPerOperation)
+    long? AllocatedBytesPerOperation,
+    string? BaselineId = null)
 {
+    public bool IsBaseline => BaselineId == Id;
+
     public double MedianNanoseconds => Median(NanosecondsPerOperation);
 
     internal static double Median(IReadOnlyList<double> values)

@@ -14,8 +14,8 @@ namespace TailDb.Benchmarks.Analysis;
 /// <item>Quick: a committed recording (1 writer thread, 1 s, 5.7 MB, gzipped in the assembly). A
 /// fresh recording differs in size on every run, and so would the bytes each pass allocates,
 /// which the CI comparison treats as deterministic.</item>
-/// <item>Full: recorded fresh, once per suite run (the host clears the cache when a run starts),
-/// and shared by the benchmark processes.</item>
+/// <item>Full: recorded fresh by the host when a full run starts (its cache cleared first), and
+/// shared by the benchmark processes.</item>
 /// </list>
 /// The event count is written beside the trace for the Events/s column.
 /// </summary>

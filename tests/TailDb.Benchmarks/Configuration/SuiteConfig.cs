@@ -26,7 +26,7 @@ public static class SuiteConfig
         return ManualConfig.Create(DefaultConfig.Instance)
             .AddJob(job)
             .AddDiagnoser(MemoryDiagnoser.Default)
-            .AddExporter(JsonExporter.Full)
+            .AddExporter(JsonExporter.Full, new BaselineMapExporter())
             .AddColumn(CategoriesColumn.Default, new EventsPerSecondColumn())
             .AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory)
             .WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared))
