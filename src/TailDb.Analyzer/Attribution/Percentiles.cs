@@ -1,0 +1,22 @@
+namespace TailDb.Analyzer.Attribution;
+
+/// <summary>
+/// Percentiles from the exact durations, sorted (nearest rank): no histogram's bucket error, and
+/// HdrHistogram is not served here anyway. Sorting N doubles is the cheap part of an analysis.
+/// </summary>
+internal static class Percentiles
+{
+    /// <param name="sorted">Ascending.</param>
+    public static double At(double[] sorted, double percentile)
+    {
+        ArgumentNullException.ThrowIfNull(sorted);
+        if (sorted.Length == 0)
+        {
+            return double.NaN;
+        }
+
+        // The epsilon keeps 99.9% of 1000 at rank 999: 0.999 * 1000 is 999.0000000000001 in binary.
+        var rank = (int)Math.Ceiling((percentile / 100.0 * sorted.Length) - 1e-9);
+        return sorted[Math.Clamp(rank - 1, 0, sorted.Length - 1)];
+    }
+}

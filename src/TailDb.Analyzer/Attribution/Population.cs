@@ -1,0 +1,141 @@
+using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Traces;
+
+namespace TailDb.Analyzer.Attribution;
+
+/// <summary>Exact request durations per activity, and the figures every report starts with.</summary>
+internal sealed class Population
+{
+    public Population(ComputerSet set)
+    {
+        ArgumentNullException.ThrowIfNull(set);
+        var requests = set.Requests;
+        var counts = new int[requests.Activities.Count];
+        for (var i = 0; i < requests.Requests.Count; i++)
+        {
+            ref var record = ref requests.Requests[i];
+            if (record.IsPaired)
+            {
+                counts[record.Activity]++;
+                Paired++;
+            }
+        }
+
+        Durations = new double[requests.Activities.Count][];
+        for (var a = 0; a < counts.Length; a++)
+        {
+            Durations[a] = new double[counts[a]];
+        }
+
+        AllDurations = new double[Paired];
+        var filled = new int[counts.Length];
+        var all = 0;
+        for (var i = 0; i < requests.Requests.Count; i++)
+        {
+            ref var record = ref requests.Requests[i];
+            if (record.IsPaired)
+            {
+                Durations[record.Activity][filled[record.Activity]++] = record.DurationMSec;
+                AllDurations[all++] = record.DurationMSec;
+            }
+        }
+
+        foreach (var durations in Durations)
+        {
+            Array.Sort(durations);
+        }
+
+        Array.Sort(AllDurations);
+        var stats = new List<ActivityStats>();
+        var nested = new List<NestedStats>();
+        for (var a = 0; a < counts.Length; a++)
+        {
+            var info = requests.Activities[a];
+            if (info.IsRequest)
+            {
+                var d = Durations[a];
+                stats.Add(new ActivityStats(info.Name, d.Length, Round(Percentiles.At(d, 50)), Round(Percentiles.At(d, 90)),
+                    Round(Percentiles.At(d, 99)), Round(Percentiles.At(d, 99.9)), Round(d.Length > 0 ? d[^1] : double.NaN),
+                    info.UnpairedStarts, info.UnpairedStops));
+            }
+            else
+            {
+                nested.Add(new NestedStats(info.Name, info.Completed, info.WithParent, info.UnpairedStarts, info.UnpairedStops));
+            }
+        }
+
+        Activities = stats;
+        Nested = nested;
+    }
+
+    public long Paired { get; }
+
+    /// <summary>Per activity index, ascending.</summary>
+    public double[][] Durations { get; }
+
+    /// <summary>Every paired request, ascending.</summary>
+    public double[] AllDurations { get; }
+
+    public IReadOnlyList<ActivityStats> Activities { get; }
+
+    public IReadOnlyList<NestedStats> Nested { get; }
+
+    public static TraceSection TraceSection(ComputerSet set, SampleComputer? samples, string stacks)
+    {
+        ArgumentNullException.ThrowIfNull(set);
+        var facts = set.Facts;
+        var pairing = set.Requests.Pairing switch
+        {
+            PairingMode.ActivityId => "ActivityID",
+            PairingMode.Thread => "thread (ActivityIDs were empty: TplEventSource keyword 0x80 was off, so async requests that hop threads cannot be paired)",
+            PairingMode.Mixed => $"ActivityID, and thread for {set.Requests.PairedByThread:N0} requests whose ActivityIDs were empty",
+            _ => "none",
+        };
+        double? interval = samples is not null && double.IsFinite(samples.IntervalMSec) ? Round(samples.IntervalMSec) : null;
+        return new TraceSection(facts.Path, facts.Bytes, Round(facts.DurationMSec), facts.EventCount, facts.EventsLost, facts.Truncation,
+            pairing, interval, samples?.TotalSamples ?? 0, stacks);
+    }
+
+    public static double Round(double value) => double.IsFinite(value) ? Math.Round(value, 3) : 0;
+
+    public static string DescribeActivities(ComputerSet set)
+    {
+        ArgumentNullException.ThrowIfNull(set);
+        var names = new List<string>();
+        foreach (var activity in set.Requests.Activities)
+        {
+            names.Add(activity.Name);
+        }
+
+        return names.Count == 0 ? "none" : string.Join(", ", names);
+    }
+
+    public static List<string> CommonNotes(TraceFacts facts, ComputerSet set)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        ArgumentNullException.ThrowIfNull(set);
+        var notes = new List<string>();
+        if (facts.EventsLost > 0)
+        {
+            notes.Add($"{facts.EventsLost:N0} events were lost (EventPipe buffers filled): counts and windows may be incomplete.");
+        }
+
+        if (facts.Truncation is not null)
+        {
+            notes.Add($"The trace is truncated ({facts.Truncation}); the report covers what was read.");
+        }
+
+        if (set.Requests.SkippedFields.Count > 0)
+        {
+            notes.Add($"Payload fields not kept (strings, floats, or after a string): {string.Join(", ", set.Requests.SkippedFields)}.");
+        }
+
+        if (set.Gc.GcsByGeneration[0] + set.Gc.GcsByGeneration[1] + set.Gc.GcsByGeneration[2] == 0 && set.Suspensions.Windows.Count == 0)
+        {
+            notes.Add("No GC or suspension events: record with the runtime's GC keyword (0x1) to see pauses.");
+        }
+
+        return notes;
+    }
+}

@@ -1,0 +1,43 @@
+using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Reports;
+
+namespace TailDb.Analyzer.Attribution;
+
+/// <summary>`summary`: percentiles per activity, GC statistics and losses, from the streaming pass alone.</summary>
+internal static class SummaryAnalysis
+{
+    public static SummaryReport Run(string tracePath, RequestSelection selection, CancellationToken cancellationToken = default)
+    {
+        var set = ComputerSet.Run(tracePath, selection, cancellationToken);
+        var population = new Population(set);
+        var pauses = new double[set.Gc.Pauses.Count];
+        var paused = 0.0;
+        for (var i = 0; i < pauses.Length; i++)
+        {
+            pauses[i] = set.Gc.Pauses[i].DurationMSec;
+            paused += pauses[i];
+        }
+
+        Array.Sort(pauses);
+        var suspended = 0.0;
+        for (var i = 0; i < set.Suspensions.Windows.Count; i++)
+        {
+            suspended += set.Suspensions.Windows[i].DurationMSec;
+        }
+
+        var duration = set.Facts.DurationMSec;
+        var gc = new GcStats([.. set.Gc.GcsByGeneration], pauses.Length,
+            Population.Round(Percentiles.At(pauses, 50)), Population.Round(Percentiles.At(pauses, 99)),
+            Population.Round(pauses.Length > 0 ? pauses[^1] : 0), Population.Round(paused),
+            duration > 0 ? Math.Round(paused / duration, 4) : 0,
+            set.Suspensions.Windows.Count, Population.Round(suspended), duration > 0 ? Math.Round(suspended / duration, 4) : 0);
+        var notes = Population.CommonNotes(set.Facts, set);
+        if (population.Paired == 0)
+        {
+            notes.Add($"No completed {selection.Provider} requests ({string.Join("/", selection.Activities)}); activities seen: {Population.DescribeActivities(set)}.");
+        }
+
+        return new SummaryReport("summary", SlowestReport.CurrentSchemaVersion, Population.TraceSection(set, null, "not read by summary"),
+            population.Activities, population.Nested, gc, notes);
+    }
+}

@@ -1,0 +1,35 @@
+using TailDb.Analyzer.Traces;
+
+namespace TailDb.Analyzer.Computers;
+
+/// <summary>Every computer that needs no stack, run together in one streaming pass.</summary>
+internal sealed class ComputerSet
+{
+    private ComputerSet(RequestSelection selection)
+    {
+        Requests = new RequestComputer(selection);
+    }
+
+    public RequestComputer Requests { get; }
+
+    public GcPauseComputer Gc { get; } = new();
+
+    public SuspensionComputer Suspensions { get; } = new();
+
+    public ContentionComputer Contention { get; } = new();
+
+    public JitComputer Jit { get; } = new();
+
+    public ThreadPoolComputer ThreadPool { get; } = new();
+
+    public ExceptionComputer Exceptions { get; } = new();
+
+    public TraceFacts Facts { get; private set; } = null!;
+
+    public static ComputerSet Run(string tracePath, RequestSelection selection, CancellationToken cancellationToken = default)
+    {
+        var set = new ComputerSet(selection);
+        set.Facts = TracePass.Run(tracePath, [set.Requests, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions], cancellationToken);
+        return set;
+    }
+}

@@ -1,0 +1,90 @@
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+using TailDb.Analyzer.Traces;
+
+namespace TailDb.Analyzer.Computers;
+
+/// <summary>A stop-the-world GC pause: SuspendEE start to RestartEE stop.</summary>
+/// <param name="Generation">The GC's condemned generation, -1 if no GCStart was seen (trace began mid-GC).</param>
+internal readonly record struct GcPause(double StartMSec, double StopMSec, int Generation, GCReason Reason, GCType Type, int GcNumber)
+{
+    public double DurationMSec => StopMSec - StartMSec;
+}
+
+/// <summary>
+/// GC pauses from the GC events, not from samples: the sample profiler takes none while a GC
+/// runs, so a CPU profile cannot show them (DESIGN.md §3). A pause stops every managed thread.
+/// </summary>
+internal sealed class GcPauseComputer : ITraceComputer
+{
+    private double _openSince = double.NaN;
+    private (int Generation, GCReason Reason, GCType Type, int Number)? _inPause;
+    private (int Generation, GCReason Reason, GCType Type, int Number)? _inFlight;
+
+    public List<GcPause> Pauses { get; } = [];
+
+    /// <summary>GCs started, per generation (0, 1, 2), background ones included.</summary>
+    public long[] GcsByGeneration { get; } = new long[3];
+
+    public long UnpairedRestarts { get; private set; }
+
+    public void Attach(TraceEventDispatcher source)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        source.Clr.GCSuspendEEStart += data =>
+        {
+            if (IsGcSuspension(data.Reason))
+            {
+                _openSince = data.TimeStampRelativeMSec;
+                _inPause = null;
+            }
+        };
+        source.Clr.GCStart += data =>
+        {
+            var generation = Math.Clamp(data.Depth, 0, 2);
+            GcsByGeneration[generation]++;
+            var gc = (generation, data.Reason, data.Type, data.Count);
+            _inFlight = gc;
+            if (!double.IsNaN(_openSince))
+            {
+                _inPause = gc;
+            }
+        };
+        source.Clr.GCStop += data =>
+        {
+            if (_inFlight is { } gc && gc.Number == data.Count)
+            {
+                _inFlight = null;
+            }
+        };
+        source.Clr.GCRestartEEStop += data =>
+        {
+            if (double.IsNaN(_openSince))
+            {
+                return;
+            }
+
+            // A background GC's later pauses have no GCStart of their own: they belong to the GC in flight.
+            var gc = _inPause ?? _inFlight;
+            Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, data.TimeStampRelativeMSec),
+                gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
+            _openSince = double.NaN;
+            _inPause = null;
+        };
+    }
+
+    public void Complete(double traceEndMSec)
+    {
+        if (!double.IsNaN(_openSince))
+        {
+            // The trace ended inside a pause: it lasted at least until the end.
+            var gc = _inPause ?? _inFlight;
+            Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, traceEndMSec), gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
+            _openSince = double.NaN;
+        }
+
+    }
+
+    public static bool IsGcSuspension(GCSuspendEEReason reason) =>
+        reason is GCSuspendEEReason.SuspendForGC or GCSuspendEEReason.SuspendForGCPrep;
+}

@@ -1,0 +1,119 @@
+using System.Runtime.InteropServices;
+using Microsoft.Diagnostics.Tracing;
+
+namespace TailDb.Analyzer.Computers;
+
+/// <summary>
+/// How to read one event template's numeric fields without boxing: built once from the first
+/// event's PayloadValue types (which box), then every later event reads its fields at fixed byte
+/// offsets. Fields after a string have no fixed offset and are left out (and named as such).
+/// Hash fields are identities, not magnitudes, but are kept: the report shows them per request.
+/// </summary>
+internal sealed class PayloadPlan
+{
+    private readonly Field[] _fields;
+
+    private PayloadPlan(Field[] fields, IReadOnlyList<string> skipped)
+    {
+        _fields = fields;
+        Skipped = skipped;
+    }
+
+    public static PayloadPlan Empty { get; } = new([], []);
+
+    public IReadOnlyList<string> Skipped { get; }
+
+    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity)
+    {
+        ArgumentNullException.ThrowIfNull(data);
+        ArgumentNullException.ThrowIfNull(activity);
+        var fields = new List<Field>();
+        var skipped = new List<string>();
+        try
+        {
+            var names = data.PayloadNames ?? [];
+            var offset = 0;
+            for (var i = 0; i < names.Length; i++)
+            {
+                var (size, kind) = SizeOf(data.PayloadValue(i));
+                if (offset < 0 || kind == FieldKind.None)
+                {
+                    skipped.Add(names[i]);
+                }
+                else
+                {
+                    var slot = activity.FieldSlot(names[i]);
+                    if (slot >= 0)
+                    {
+                        fields.Add(new Field(offset, size, kind, slot));
+                    }
+                    else
+                    {
+                        skipped.Add(names[i]);
+                    }
+                }
+
+                offset = offset < 0 || size <= 0 ? -1 : offset + size;
+            }
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            // A damaged template: keep the timing, drop the fields.
+            return Empty;
+        }
+
+        return new PayloadPlan([.. fields], skipped);
+    }
+
+    public void Read(TraceEvent data, ref RequestRecord record)
+    {
+        var start = data.DataStart;
+        var length = data.EventDataLength;
+        foreach (var field in _fields)
+        {
+            if (field.Offset + field.Size > length)
+            {
+                continue;
+            }
+
+            long value = field.Kind switch
+            {
+                FieldKind.Int8 => Marshal.ReadByte(start, field.Offset),
+                FieldKind.Int16 => Marshal.ReadInt16(start, field.Offset),
+                FieldKind.Int32 => Marshal.ReadInt32(start, field.Offset),
+                FieldKind.UInt32 => (uint)Marshal.ReadInt32(start, field.Offset),
+                FieldKind.Bool => Marshal.ReadInt32(start, field.Offset) != 0 ? 1 : 0,
+                _ => Marshal.ReadInt64(start, field.Offset),
+            };
+            record.Fields[field.Slot] = value;
+            record.FieldMask |= (byte)(1 << field.Slot);
+        }
+    }
+
+    private static (int Size, FieldKind Kind) SizeOf(object? value) => value switch
+    {
+        bool => (4, FieldKind.Bool),
+        byte or sbyte => (1, FieldKind.Int8),
+        short or ushort => (2, FieldKind.Int16),
+        int => (4, FieldKind.Int32),
+        uint => (4, FieldKind.UInt32),
+        long or ulong => (8, FieldKind.Int64),
+        Guid => (16, FieldKind.None),
+        float => (4, FieldKind.None),
+        double => (8, FieldKind.None),
+        _ => (-1, FieldKind.None),
+    };
+
+    private enum FieldKind
+    {
+        None,
+        Int8,
+        Int16,
+        Int32,
+        UInt32,
+        Int64,
+        Bool,
+    }
+
+    private readonly record struct Field(int Offset, int Size, FieldKind Kind, int Slot);
+}

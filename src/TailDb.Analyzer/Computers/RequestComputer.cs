@@ -1,0 +1,241 @@
+using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Traces;
+
+namespace TailDb.Analyzer.Computers;
+
+/// <summary>
+/// Pairs the chosen provider's Start/Stop events into requests by ActivityID, or by thread when
+/// the IDs are empty (TplEventSource keyword 0x80 was off). The provider's other Start/Stop
+/// activities (TailDb's FileRead, Fsync) are kept as windows nested in the request whose
+/// ActivityID is their RelatedActivityID (or, without IDs, the request open on their thread).
+/// Unpaired Starts and Stops are counted, never thrown.
+/// </summary>
+internal sealed class RequestComputer(RequestSelection selection) : ITraceComputer
+{
+    private readonly Dictionary<int, Template> _templates = [];
+    private readonly Dictionary<string, byte> _activityByName = new(StringComparer.OrdinalIgnoreCase);
+    private readonly Dictionary<Guid, Open> _openById = [];
+    private readonly Dictionary<(int Thread, byte Activity), Stack<int>> _openByThread = [];
+    private readonly Dictionary<int, int> _openRequestOnThread = [];
+    private long _pairedById;
+    private long _pairedByThread;
+
+    public RequestSelection Selection { get; } = selection;
+
+    public List<ActivityInfo> Activities { get; } = [];
+
+    public ChunkedBuffer<RequestRecord> Requests { get; } = new();
+
+    public ChunkedBuffer<NestedRecord> Nested { get; } = new();
+
+    /// <summary>Payload fields that could not be read without parsing strings, per activity.</summary>
+    public SortedSet<string> SkippedFields { get; } = new(StringComparer.Ordinal);
+
+    public PairingMode Pairing => (_pairedById, _pairedByThread) switch
+    {
+        (0, 0) => PairingMode.None,
+        (_, 0) => PairingMode.ActivityId,
+        (0, _) => PairingMode.Thread,
+        _ => PairingMode.Mixed,
+    };
+
+    public long PairedByThread => _pairedByThread;
+
+    public void Attach(TraceEventDispatcher source)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        source.Dynamic.All += OnEvent;
+    }
+
+    public void Complete(double traceEndMSec)
+    {
+        foreach (var open in _openById.Values)
+        {
+            Activities[open.Activity].UnpairedStarts++;
+        }
+
+        foreach (var (key, stack) in _openByThread)
+        {
+            Activities[key.Activity].UnpairedStarts += stack.Count;
+        }
+
+        _openById.Clear();
+        _openByThread.Clear();
+    }
+
+    private void OnEvent(TraceEvent data)
+    {
+        if (!string.Equals(data.ProviderName, Selection.Provider, StringComparison.OrdinalIgnoreCase))
+        {
+            return;
+        }
+
+        var opcode = data.Opcode;
+        if (opcode != TraceEventOpcode.Start && opcode != TraceEventOpcode.Stop)
+        {
+            return;
+        }
+
+        if (!_templates.TryGetValue((int)data.ID, out var template))
+        {
+            template = CreateTemplate(data);
+            _templates.Add((int)data.ID, template);
+        }
+
+        if (template.Activity == byte.MaxValue)
+        {
+            return;
+        }
+
+        if (opcode == TraceEventOpcode.Start)
+        {
+            OnStart(data, template);
+        }
+        else
+        {
+            OnStop(data, template);
+        }
+    }
+
+    private void OnStart(TraceEvent data, Template template)
+    {
+        var activity = Activities[template.Activity];
+        var time = data.TimeStampRelativeMSec;
+        var thread = data.ThreadID;
+        var id = data.ActivityID;
+        int index;
+        if (activity.IsRequest)
+        {
+            var record = new RequestRecord { StartMSec = time, StopMSec = double.NaN, ThreadId = thread, Activity = template.Activity };
+            template.Plan.Read(data, ref record);
+            index = Requests.Add(record);
+            _openRequestOnThread[thread] = index;
+        }
+        else
+        {
+            var parent = -1;
+            var related = data.RelatedActivityID;
+            if (related != Guid.Empty && _openById.TryGetValue(related, out var owner) && Activities[owner.Activity].IsRequest)
+            {
+                parent = owner.Index;
+            }
+            else if (related == Guid.Empty && _openRequestOnThread.TryGetValue(thread, out var onThread))
+            {
+                parent = onThread;
+            }
+
+            index = Nested.Add(new NestedRecord(time, double.NaN, thread, parent, template.Activity));
+        }
+
+        if (id != Guid.Empty)
+        {
+            _openById[id] = new Open(template.Activity, index);
+        }
+        else
+        {
+            var key = (thread, template.Activity);
+            if (!_openByThread.TryGetValue(key, out var stack))
+            {
+                stack = new Stack<int>();
+                _openByThread.Add(key, stack);
+            }
+
+            stack.Push(index);
+        }
+    }
+
+    private void OnStop(TraceEvent data, Template template)
+    {
+        var activity = Activities[template.Activity];
+        var id = data.ActivityID;
+        int index;
+        bool byThread;
+        if (id != Guid.Empty)
+        {
+            if (!_openById.Remove(id, out var open) || open.Activity != template.Activity)
+            {
+                activity.UnpairedStops++;
+                return;
+            }
+
+            index = open.Index;
+            byThread = false;
+        }
+        else if (_openByThread.TryGetValue((data.ThreadID, template.Activity), out var stack) && stack.Count > 0)
+        {
+            index = stack.Pop();
+            byThread = true;
+        }
+        else
+        {
+            activity.UnpairedStops++;
+            return;
+        }
+
+        var time = data.TimeStampRelativeMSec;
+        activity.Completed++;
+        if (activity.IsRequest)
+        {
+            ref var record = ref Requests[index];
+            record.StopMSec = Math.Max(time, record.StartMSec);
+            record.PairedByThread = byThread;
+            template.Plan.Read(data, ref record);
+            if (_openRequestOnThread.TryGetValue(record.ThreadId, out var onThread) && onThread == index)
+            {
+                _openRequestOnThread.Remove(record.ThreadId);
+            }
+
+            if (byThread)
+            {
+                _pairedByThread++;
+            }
+            else
+            {
+                _pairedById++;
+            }
+        }
+        else
+        {
+            ref var nested = ref Nested[index];
+            nested.StopMSec = Math.Max(time, nested.StartMSec);
+            if (nested.Parent >= 0)
+            {
+                activity.WithParent++;
+            }
+        }
+    }
+
+    private Template CreateTemplate(TraceEvent data)
+    {
+        var name = RequestSelection.Stem(string.IsNullOrEmpty(data.TaskName) ? data.EventName ?? "" : data.TaskName);
+        if (name.Length == 0)
+        {
+            return new Template(byte.MaxValue, PayloadPlan.Empty);
+        }
+
+        if (!_activityByName.TryGetValue(name, out var activity))
+        {
+            if (Activities.Count >= byte.MaxValue)
+            {
+                return new Template(byte.MaxValue, PayloadPlan.Empty);
+            }
+
+            activity = (byte)Activities.Count;
+            Activities.Add(new ActivityInfo(name, Selection.IsRequest(name)));
+            _activityByName.Add(name, activity);
+        }
+
+        var info = Activities[activity];
+        var plan = info.IsRequest ? PayloadPlan.Build(data, info) : PayloadPlan.Empty;
+        foreach (var skipped in plan.Skipped)
+        {
+            SkippedFields.Add($"{info.Name}.{skipped}");
+        }
+
+        return new Template(activity, plan);
+    }
+
+    private sealed record Template(byte Activity, PayloadPlan Plan);
+
+    private readonly record struct Open(byte Activity, int Index);
+}

@@ -1,0 +1,231 @@
+using TailDb.Analyzer.Stacks;
+
+namespace TailDb.Analyzer.Computers;
+
+internal enum SampleCategory : byte
+{
+    App,
+    Gc,
+    Jit,
+    Contention,
+    Waiting,
+    FileIo,
+    ThreadPool,
+    Framework,
+    Unresolved,
+}
+
+/// <summary>
+/// The sample profiler's thread samples (read by an <see cref="IStackSampleReader"/>, the only
+/// part of the analysis that needs stacks), indexed per thread and categorised once per unique
+/// stack. The sampling interval is measured from the trace: it differs across .NET 10 builds.
+/// </summary>
+internal sealed class SampleComputer
+{
+    private readonly Dictionary<int, ThreadSamples> _byThread = [];
+
+    public SampleComputer(StackSampleSet set)
+    {
+        ArgumentNullException.ThrowIfNull(set);
+        Set = set;
+        Categories = new SampleCategory[set.Stacks.Count];
+        LeafFrames = new string[set.Stacks.Count];
+        for (var i = 0; i < set.Stacks.Count; i++)
+        {
+            (Categories[i], LeafFrames[i]) = Categorise(set.Stacks[i]);
+        }
+
+        var perThread = new Dictionary<int, (List<double> Times, List<int> Stacks)>();
+        foreach (var sample in set.Samples)
+        {
+            if ((uint)sample.StackId >= (uint)set.Stacks.Count)
+            {
+                continue;
+            }
+
+            if (!perThread.TryGetValue(sample.ThreadId, out var lists))
+            {
+                lists = ([], []);
+                perThread.Add(sample.ThreadId, lists);
+            }
+
+            lists.Times.Add(sample.TimeRelativeMSec);
+            lists.Stacks.Add(sample.StackId);
+            TotalSamples++;
+        }
+
+        var deltas = new List<double>();
+        foreach (var (thread, lists) in perThread)
+        {
+            var times = lists.Times.ToArray();
+            var stacks = lists.Stacks.ToArray();
+            Array.Sort(times, stacks);
+            _byThread.Add(thread, new ThreadSamples(times, stacks));
+            for (var i = 1; i < times.Length && deltas.Count < 1_000_000; i++)
+            {
+                var delta = times[i] - times[i - 1];
+                if (delta > 0)
+                {
+                    deltas.Add(delta);
+                }
+            }
+        }
+
+        if (deltas.Count > 0)
+        {
+            deltas.Sort();
+            // The median per-thread gap: a thread sampled on every tick shows the interval itself;
+            // missed ticks (GCs, the thread not existing yet) only lengthen a minority of gaps.
+            IntervalMSec = deltas[deltas.Count / 2];
+        }
+    }
+
+    public StackSampleSet Set { get; }
+
+    public double IntervalMSec { get; } = double.NaN;
+
+    public long TotalSamples { get; }
+
+    public SampleCategory[] Categories { get; }
+
+    public string[] LeafFrames { get; }
+
+    public bool TryGetThread(int threadId, out ThreadSamples samples) => _byThread.TryGetValue(threadId, out samples!);
+
+    public IEnumerable<ThreadSamples> Threads => _byThread.Values;
+
+    public static string CategoryName(SampleCategory category) => category switch
+    {
+        SampleCategory.App => "app code",
+        SampleCategory.Gc => "GC (allocation / GC frames)",
+        SampleCategory.Jit => "JIT / type loading",
+        SampleCategory.Contention => "lock contention",
+        SampleCategory.Waiting => "blocked / sleeping",
+        SampleCategory.FileIo => "file I/O",
+        SampleCategory.ThreadPool => "thread pool",
+        SampleCategory.Framework => "framework code",
+        _ => "unresolved / native",
+    };
+
+    internal static (SampleCategory Category, string Leaf) Categorise(IReadOnlyList<string> stack)
+    {
+        if (stack.Count == 0)
+        {
+            return (SampleCategory.Unresolved, "[no frames]");
+        }
+
+        var leaf = Strip(stack[0]);
+        foreach (var raw in stack)
+        {
+            var frame = Strip(raw);
+            if (Matches(frame, s_gc))
+            {
+                return (SampleCategory.Gc, leaf);
+            }
+
+            if (Matches(frame, s_jit))
+            {
+                return (SampleCategory.Jit, leaf);
+            }
+
+            if (Matches(frame, s_contention))
+            {
+                return (SampleCategory.Contention, leaf);
+            }
+
+            if (Matches(frame, s_waiting))
+            {
+                return (SampleCategory.Waiting, leaf);
+            }
+
+            if (Matches(frame, s_fileIo))
+            {
+                return (SampleCategory.FileIo, leaf);
+            }
+
+            if (IsApp(frame))
+            {
+                return (SampleCategory.App, leaf);
+            }
+
+            if (Matches(frame, s_threadPool))
+            {
+                return (SampleCategory.ThreadPool, leaf);
+            }
+        }
+
+        return (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
+    }
+
+    /// <summary>"module!Namespace.Type.Method(args)" → "Namespace.Type.Method".</summary>
+    internal static string Strip(string frame)
+    {
+        var paren = frame.IndexOf('(', StringComparison.Ordinal);
+        if (paren > 0)
+        {
+            frame = frame[..paren];
+        }
+
+        var bang = frame.IndexOf('!', StringComparison.Ordinal);
+        return bang >= 0 && !frame.StartsWith("unresolved", StringComparison.Ordinal) ? frame[(bang + 1)..] : frame;
+    }
+
+    internal static bool IsApp(string frame) =>
+        !frame.StartsWith("System.", StringComparison.Ordinal) && !frame.StartsWith("Microsoft.", StringComparison.Ordinal)
+        && !frame.StartsWith("Interop", StringComparison.Ordinal) && !frame.StartsWith("Internal.", StringComparison.Ordinal)
+        && !frame.StartsWith("ILStubClass", StringComparison.Ordinal) && !frame.StartsWith("DomainBoundILStubClass", StringComparison.Ordinal)
+        && !frame.StartsWith('[') && !frame.StartsWith('<') && !IsUnresolved(frame);
+
+    private static bool IsUnresolved(string frame) =>
+        frame.StartsWith("unresolved", StringComparison.OrdinalIgnoreCase) || frame.StartsWith("0x", StringComparison.Ordinal) || frame.Length == 0;
+
+    private static bool Matches(string frame, string[] prefixes)
+    {
+        foreach (var prefix in prefixes)
+        {
+            if (frame.StartsWith(prefix, StringComparison.Ordinal))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static readonly string[] s_gc = ["System.GC.", "WKS::", "SVR::", "System.Runtime.InteropServices.GCHandle"];
+    private static readonly string[] s_jit = ["System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod", "System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor", "System.RuntimeType.CreateInstance", "ThePreStub", "JIT_"];
+    private static readonly string[] s_contention = ["System.Threading.Monitor.Enter", "System.Threading.Monitor.ReliableEnter", "System.Threading.Monitor.TryEnter", "System.Threading.Lock.Enter", "System.Threading.Lock.TryEnter", "System.Threading.SpinLock.", "System.Threading.ReaderWriterLockSlim.", "System.Threading.Monitor.Wait"];
+    private static readonly string[] s_waiting = ["System.Threading.Thread.Sleep", "System.Threading.WaitHandle.Wait", "System.Threading.ManualResetEventSlim.Wait", "System.Threading.SemaphoreSlim.Wait", "System.Threading.Tasks.Task.Wait", "System.Threading.Thread.Join", "System.Threading.Tasks.Task.InternalWait", "System.Threading.Tasks.Task.SpinThenBlockingWait"];
+    private static readonly string[] s_fileIo = ["System.IO.", "Microsoft.Win32.SafeHandles.SafeFileHandle", "Interop+Sys.Read", "Interop+Sys.PRead", "Interop+Sys.Write", "Interop+Sys.PWrite", "Interop+Sys.FSync", "Interop+Sys.Open", "Interop+Kernel32.ReadFile", "Interop+Kernel32.WriteFile", "Interop+Kernel32.FlushFileBuffers"];
+    private static readonly string[] s_threadPool = ["System.Threading.PortableThreadPool", "System.Threading.ThreadPoolWorkQueue", "System.Threading.LowLevelLifoSemaphore", "System.Threading.ThreadPool", "System.Threading.TimerQueue"];
+}
+
+/// <summary>One thread's samples in time order.</summary>
+internal sealed record ThreadSamples(double[] Times, int[] StackIds)
+{
+    public (int First, int End) Range(double fromMSec, double toMSec)
+    {
+        var first = LowerBound(Times, fromMSec);
+        var end = LowerBound(Times, toMSec);
+        return (first, Math.Max(first, end));
+    }
+
+    private static int LowerBound(double[] values, double value)
+    {
+        int lo = 0, hi = values.Length;
+        while (lo < hi)
+        {
+            var mid = (lo + hi) >>> 1;
+            if (values[mid] < value)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
+    }
+}

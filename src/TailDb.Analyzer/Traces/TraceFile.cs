@@ -1,0 +1,85 @@
+using Microsoft.Diagnostics.Tracing;
+
+namespace TailDb.Analyzer.Traces;
+
+internal enum TraceKind
+{
+    NetTrace,
+    Etl,
+}
+
+/// <summary>
+/// Checks a trace path before any parser sees it, so a wrong path or a wrong kind of file ends in
+/// one line and a distinct exit code instead of a parser's stack trace.
+/// </summary>
+internal static class TraceFile
+{
+    private static readonly byte[] s_netTraceMagic = "Nettrace"u8.ToArray();
+
+    public static TraceKind Check(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        if (Directory.Exists(path))
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path} is a directory, not a trace file");
+        }
+
+        if (!File.Exists(path))
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path}: no such file");
+        }
+
+        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase))
+        {
+            if (!OperatingSystem.IsWindows())
+            {
+                throw new AnalyzerException(ExitCode.UnsupportedPlatform,
+                    $"{path}: .etl traces are read through Windows ETW and need Windows; record a .nettrace here (TailDb.Analyzer record)");
+            }
+
+            return TraceKind.Etl;
+        }
+
+        Span<byte> head = stackalloc byte[8];
+        int read;
+        try
+        {
+            using var stream = File.OpenRead(path);
+            read = stream.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path}: cannot read: {e.Message}", e);
+        }
+
+        if (read == 0)
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path} is empty");
+        }
+
+        if (read < head.Length || !head.SequenceEqual(s_netTraceMagic))
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic)");
+        }
+
+        return TraceKind.NetTrace;
+    }
+
+    /// <summary>Opens the trace for one streaming pass. Callers have run <see cref="Check"/>.</summary>
+    public static TraceEventDispatcher Open(string path, TraceKind kind)
+    {
+        try
+        {
+            if (kind == TraceKind.Etl && OperatingSystem.IsWindows())
+            {
+                return new ETWTraceEventSource(path);
+            }
+
+            return new EventPipeEventSource(path);
+        }
+        catch (Exception e) when (TracePass.IsParserFailure(e))
+        {
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {TracePass.OneLine(e)}", e);
+        }
+    }
+}

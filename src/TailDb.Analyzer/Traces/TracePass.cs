@@ -1,0 +1,123 @@
+using System.Runtime.Serialization;
+using Microsoft.Diagnostics.Tracing;
+
+namespace TailDb.Analyzer.Traces;
+
+/// <param name="Truncation">Why parsing stopped before the end of the file, or null if it did not.</param>
+internal sealed record TraceFacts(
+    string Path, long Bytes, TraceKind Kind, double DurationMSec, long EventCount, int EventsLost, string? Truncation, DateTime? SessionStart);
+
+/// <summary>
+/// The one streaming pass over a trace: every computer subscribes, TraceEvent parses each event
+/// once. Parser failures on a damaged file become either a truncation note (events were read, the
+/// report covers them) or a one-line <see cref="AnalyzerException"/>; our own bugs still surface.
+/// </summary>
+internal static class TracePass
+{
+    public static TraceFacts Run(string path, IReadOnlyList<ITraceComputer> computers, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(computers);
+        var kind = TraceFile.Check(path);
+        var bytes = new FileInfo(path).Length;
+        var cutShort = kind == TraceKind.NetTrace ? TraceStructure.Check(path) : null;
+
+        using var source = TraceFile.Open(path, kind);
+        foreach (var computer in computers)
+        {
+            computer.Attach(source);
+        }
+
+        long events = 0;
+        var lastMSec = 0.0;
+        source.AllEvents += data =>
+        {
+            events++;
+            lastMSec = data.TimeStampRelativeMSec;
+            if ((events & 0xFFFF) == 0 && cancellationToken.IsCancellationRequested)
+            {
+                source.StopProcessing();
+            }
+        };
+
+        string? truncation = null;
+        try
+        {
+            source.Process();
+        }
+        catch (Exception e) when (IsParserFailure(e))
+        {
+            if (events == 0)
+            {
+                throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {OneLine(e)}", e);
+            }
+
+            truncation = $"parsing stopped after {events:N0} events at {lastMSec:F1} ms: {OneLine(e)}";
+        }
+
+        truncation ??= cutShort;
+        cancellationToken.ThrowIfCancellationRequested();
+        var duration = events > 0 ? Math.Max(lastMSec, SafeSessionEnd(source)) : 0;
+        foreach (var computer in computers)
+        {
+            computer.Complete(duration);
+        }
+
+        var lost = source is EventPipeEventSource pipe ? pipe.EventsLost : source.EventsLost;
+        DateTime? start = events > 0 ? source.SessionStartTime : null;
+        return new TraceFacts(path, bytes, kind, duration, events, lost, truncation, start);
+    }
+
+    /// <summary>
+    /// True when the exception came out of the parser (a damaged file), false when our own code threw
+    /// (a bug, which must print in full). TraceEvent throws many types on bad bytes.
+    /// </summary>
+    public static bool IsParserFailure(Exception e)
+    {
+        ArgumentNullException.ThrowIfNull(e);
+        if (e is AnalyzerException or OperationCanceledException)
+        {
+            return false;
+        }
+
+        // A frame of ours below the parser (a computer's callback) means the bug is ours.
+        foreach (var frame in new System.Diagnostics.StackTrace(e).GetFrames())
+        {
+            var ns = frame.GetMethod()?.DeclaringType?.Namespace ?? "";
+            if (ns.StartsWith("TailDb", StringComparison.Ordinal) && ns != typeof(TracePass).Namespace)
+            {
+                return false;
+            }
+        }
+
+        return e is SerializationException or EndOfStreamException or IOException or InvalidOperationException or FormatException
+            or ArgumentException or IndexOutOfRangeException or OverflowException or NullReferenceException or InvalidCastException
+            or OutOfMemoryException or NotSupportedException or KeyNotFoundException or ApplicationException
+            || e.GetType().Namespace?.StartsWith("Microsoft.Diagnostics", StringComparison.Ordinal) == true
+            || e.GetType().Name == "Exception";
+    }
+
+    public static string OneLine(Exception e)
+    {
+        ArgumentNullException.ThrowIfNull(e);
+        var message = e.Message.ReplaceLineEndings(" ").Trim();
+        if (message.Length > 200)
+        {
+            message = string.Concat(message.AsSpan(0, 200), "...");
+        }
+
+        return $"{e.GetType().Name}: {message}";
+    }
+
+    private static double SafeSessionEnd(TraceEventDispatcher source)
+    {
+        try
+        {
+            var end = source.SessionEndTimeRelativeMSec;
+            return double.IsFinite(end) && end < 1e12 ? end : 0;
+        }
+        catch (Exception e) when (IsParserFailure(e))
+        {
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,77 @@
+using System.Diagnostics;
+using TailDb.Analyzer.Tests.Recording;
+
+namespace TailDb.Analyzer.Tests.Commands;
+
+/// <summary>The executable's contract: exit codes, one-line errors on stderr, reports on stdout or --output.</summary>
+[Collection(WorkloadTracesGroup.Name)]
+public sealed class CommandLineTests(WorkloadTraces traces)
+{
+    [Fact]
+    public async Task SlowestPrintsTheVerdictAndExitsZero()
+    {
+        var (code, stdout, _) = await RunAsync("slowest", traces.Snapshot, "--no-stacks", "--top", "1");
+        Assert.Equal(0, code);
+        Assert.Contains("VERDICT", stdout, StringComparison.Ordinal);
+        Assert.Contains("gen2 GC pauses", stdout, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task JsonGoesToTheOutputFile()
+    {
+        var output = Path.Combine(traces.Directory, "report.json");
+        var (code, _, _) = await RunAsync("slowest", traces.Snapshot, "--no-stacks", "--format", "json", "--output", output);
+        Assert.Equal(0, code);
+        using var json = System.Text.Json.JsonDocument.Parse(await File.ReadAllTextAsync(output));
+        Assert.Equal("slowest", json.RootElement.GetProperty("report").GetString());
+        Assert.Equal(1, json.RootElement.GetProperty("schemaVersion").GetInt32());
+    }
+
+    [Fact]
+    public async Task SummaryExitsZero()
+    {
+        var (code, stdout, _) = await RunAsync("summary", traces.Snapshot);
+        Assert.Equal(0, code);
+        Assert.Contains("GCs by generation", stdout, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(3, "slowest", "/no/such/trace.nettrace")]
+    [InlineData(3, "summary", "/tmp")]
+    [InlineData(2, "slowest", "TRACE", "--percent", "0")]
+    [InlineData(2, "slowest", "TRACE", "--provider", "Microsoft.AspNetCore.Hosting")]
+    [InlineData(7, "slowest", "TRACE", "--provider", "Nobody", "--activity", "Request")]
+    public async Task BadInputEndsInOneLineAndItsExitCode(int expected, params string[] args)
+    {
+        var (code, stdout, stderr) = await RunAsync([.. args.Select(a => a == "TRACE" ? traces.Snapshot : a)]);
+        Assert.Equal(expected, code);
+        Assert.Empty(stdout.Trim());
+        Assert.Single(stderr.Trim().Split('\n'));
+        Assert.StartsWith("error: ", stderr, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task UnknownFlagIsNamed()
+    {
+        var (code, _, stderr) = await RunAsync("slowest", traces.Snapshot, "--bogus");
+        Assert.NotEqual(0, code);
+        Assert.Contains("--bogus", stderr, StringComparison.Ordinal);
+    }
+
+    private static async Task<(int Code, string Stdout, string Stderr)> RunAsync(params string[] args)
+    {
+        var start = new ProcessStartInfo("dotnet") { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add("exec");
+        start.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "TailDb.Analyzer.dll"));
+        foreach (var arg in args)
+        {
+            start.ArgumentList.Add(arg);
+        }
+
+        using var process = Process.Start(start)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync().WaitAsync(TimeSpan.FromSeconds(60));
+        return (process.ExitCode, await stdout, await stderr);
+    }
+}

@@ -1,0 +1,81 @@
+using Microsoft.Diagnostics.NETCore.Client;
+using TailDb.LoadTest.Recording;
+
+namespace TailDb.Analyzer.Tests.Recording;
+
+/// <summary>
+/// The traces the analyzer tests share, each recorded once: forced causes at known request
+/// indices (the ground truth), a user EventSource, a recording without TplEventSource (no
+/// ActivityIDs), and a small sampler-free trace for the report snapshots.
+/// </summary>
+public sealed class WorkloadTraces : IAsyncLifetime
+{
+    public const int GroundTruthRequests = 400;
+    public static readonly int[] ForcedGc = [100, 300];
+    public static readonly int[] ForcedSleep = [150];
+    public static readonly int[] ForcedLock = [200];
+    public static readonly int[] ForcedFileRead = [250];
+    public static readonly int[] Misses = [10, 20, 250];
+
+    private readonly string _directory = System.IO.Directory.CreateTempSubdirectory("taildb-analyzer-").FullName;
+
+    public string GroundTruth => Path.Combine(_directory, "ground-truth.nettrace");
+
+    public string Custom => Path.Combine(_directory, "custom.nettrace");
+
+    public string NoActivityIds => Path.Combine(_directory, "no-activity-ids.nettrace");
+
+    public string Snapshot => Path.Combine(_directory, "snapshot.nettrace");
+
+    public string Directory => _directory;
+
+    public static int ForcedCount => ForcedGc.Length + ForcedSleep.Length + ForcedLock.Length + ForcedFileRead.Length;
+
+    public async Task InitializeAsync()
+    {
+        await WorkloadRecording.RecordAsync(GroundTruth, RecordingProviders.Create(samples: true),
+            "--requests", $"{GroundTruthRequests}", "--gc", Join(ForcedGc), "--sleep", Join(ForcedSleep), "--lock", Join(ForcedLock),
+            "--file-read", Join(ForcedFileRead), "--miss", Join(Misses), "--hold-ms", "40", "--heap-objects", "3000000");
+        await WorkloadRecording.RecordAsync(Custom, RecordingProviders.Create(samples: false, ["TailDb-Tests-Orders"]),
+            "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "40", "--heap-objects", "3000000");
+        var withoutTpl = RecordingProviders.Create(samples: false).Where(p => p.Name != RecordingProviders.Tpl).ToList();
+        await WorkloadRecording.RecordAsync(NoActivityIds, withoutTpl,
+            "--requests", "200", "--sleep", "100", "--file-read", "150", "--hold-ms", "40", "--heap-objects", "1000");
+        await WorkloadRecording.RecordAsync(Snapshot, RecordingProviders.Create(samples: false),
+            "--requests", "200", "--gc", "50,150", "--hold-ms", "40", "--heap-objects", "3000000");
+    }
+
+    public Task DisposeAsync()
+    {
+        System.IO.Directory.Delete(_directory, recursive: true);
+        return Task.CompletedTask;
+    }
+
+    private static string Join(int[] indices) => string.Join(",", indices);
+}
+
+[CollectionDefinition(Name)]
+public sealed class WorkloadTracesGroup : ICollectionFixture<WorkloadTraces>
+{
+    public const string Name = "recorded workload traces";
+}
+
+/// <summary>Finds a request's index in the workload from its key hash (the workload hashes its index).</summary>
+internal static class WorkloadKeys
+{
+    public static long KeyHash(int index) => (uint)(index * 2654435761L);
+
+    public static int IndexOf(IReadOnlyDictionary<string, long> fields)
+    {
+        var hash = fields["keyHash"];
+        for (var i = 0; i < 100_000; i++)
+        {
+            if (KeyHash(i) == hash)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+}
