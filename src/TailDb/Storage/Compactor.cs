@@ -1,0 +1,187 @@
+using TailDb.Diagnostics;
+
+namespace TailDb.Storage;
+
+/// <summary>
+/// Merges every sealed segment into one: copies each record the key directory still points at,
+/// writes a hint file beside it, commits by renaming (segment last, then fsync of the directory),
+/// repoints the index, and deletes the inputs oldest first. A crash at any step leaves either the
+/// old files (the .tmp outputs are deleted on open) or the new file superseding them.
+/// </summary>
+internal sealed class Compactor(IStorageDevice device, string directory, TailDbOptions options, SegmentWriter writer, KeyDir keyDir, StoreFault fault)
+{
+    private const int OutputBufferBytes = 1 << 20;
+
+    private readonly List<(byte[] Key, RecordLocation From, long Offset)> _moves = [];
+    private readonly byte[] _buffer = new byte[OutputBufferBytes];
+    private int _buffered;
+    private long _bufferStart;
+
+    public CompactionResult Run()
+    {
+        List<Segment> inputs;
+        lock (writer.WriteLock)
+        {
+            fault.ThrowIfFaulted();
+            writer.SealActiveLocked();
+            Segment active = writer.Active;
+            inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
+        }
+
+        if (inputs.Count == 0)
+        {
+            return new CompactionResult(0, 0, 0, 0);
+        }
+
+        var log = TailDbEventSource.Log;
+        if (log.StorageEnabled())
+        {
+            log.CompactionStart(inputs.Count);
+        }
+
+        int id = inputs.Max(s => s.Id);
+        int generation = inputs.Max(s => s.Generation) + 1;
+        string segmentPath = Path.Combine(directory, Segment.FileName(id, generation));
+        string hintPath = Path.Combine(directory, Segment.HintFileName(id, generation));
+        long before = inputs.Sum(s => s.Length);
+        long after;
+        try
+        {
+            after = WriteOutput(inputs, segmentPath + Segment.TempSuffix, hintPath + Segment.TempSuffix);
+            device.Move(hintPath + Segment.TempSuffix, hintPath);
+            device.Move(segmentPath + Segment.TempSuffix, segmentPath); // the commit point
+            device.FlushDirectory(directory);
+        }
+        catch
+        {
+            DeleteQuietly(segmentPath + Segment.TempSuffix);
+            DeleteQuietly(hintPath + Segment.TempSuffix);
+            throw;
+        }
+
+        var output = new Segment(writer.NextNumber(), id, generation, device.Open(segmentPath, FileMode.Open, writable: false), after);
+        long live = 0;
+        lock (writer.WriteLock)
+        {
+            // Add, repoint, then remove: a reader sees either segment for every key it looks up.
+            writer.PublishLocked([output], []);
+            foreach ((byte[] key, RecordLocation source, long offset) in _moves)
+            {
+                if (keyDir.TryMove(key, source, source with { SegmentNumber = output.Number, Offset = offset }))
+                {
+                    live++;
+                }
+            }
+
+            writer.PublishLocked([], inputs);
+        }
+
+        // Oldest first, so a crash midway never leaves a value whose tombstone is already gone.
+        foreach (Segment input in inputs)
+        {
+            device.Delete(input.File.Path);
+            DeleteQuietly(Path.Combine(directory, Segment.HintFileName(input.Id, input.Generation)));
+            input.Dispose();
+        }
+
+        device.FlushDirectory(directory);
+        if (log.StorageEnabled())
+        {
+            log.CompactionStop(live, before - after);
+        }
+
+        return new CompactionResult(inputs.Count, live, before, after);
+    }
+
+    private long WriteOutput(List<Segment> inputs, string tempSegment, string tempHint)
+    {
+        using IStorageFile output = device.Open(tempSegment, FileMode.CreateNew, writable: true);
+        using var hint = new HintFile.Writer(device.Open(tempHint, FileMode.CreateNew, writable: true));
+        SegmentWriter.WriteFileHeader(output);
+        _bufferStart = RecordFormat.FileHeaderSize;
+        foreach (Segment input in inputs)
+        {
+            var scanner = new SegmentScanner(input.File, input.Length, options.MaxValueBytes);
+            long offset = RecordFormat.FileHeaderSize;
+            while (true)
+            {
+                ScanOutcome outcome = scanner.Next(offset, out ScannedRecord record);
+                if (outcome == ScanOutcome.End)
+                {
+                    break;
+                }
+
+                if (outcome == ScanOutcome.HeaderCorrupt)
+                {
+                    throw new TailDbCorruptionException($"Compaction stopped: the TailDb segment file '{input.File.Path}' is corrupt at offset {offset} ({record.Damage}); the store's files are unchanged.");
+                }
+
+                if (outcome == ScanOutcome.Record && !record.IsTombstone
+                    && keyDir.TryGet(record.Key, out RecordLocation location)
+                    && location == new RecordLocation(input.Number, offset, record.Key.Length, record.ValueLength))
+                {
+                    long newOffset = Append(output, record.Record);
+                    hint.Add(record.Key, newOffset, record.ValueLength);
+                    _moves.Add((record.Key.ToArray(), location, newOffset));
+                }
+
+                // A damaged value is dropped: its key already reads as Corrupt, and there is nothing true to copy.
+                offset += record.Size;
+                if (record.Size == 0 || offset > input.Length)
+                {
+                    break;
+                }
+            }
+        }
+
+        Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
+        RecordFormat.WriteSeal(seal, _bufferStart + _buffered);
+        Append(output, seal);
+        FlushBuffer(output);
+        output.Flush();
+        hint.Complete(_bufferStart);
+        return _bufferStart;
+    }
+
+    private long Append(IStorageFile output, ReadOnlySpan<byte> record)
+    {
+        if (_buffered + record.Length > _buffer.Length)
+        {
+            FlushBuffer(output);
+        }
+
+        long offset = _bufferStart + _buffered;
+        if (record.Length > _buffer.Length)
+        {
+            output.Write(record, offset);
+            _bufferStart += record.Length;
+            return offset;
+        }
+
+        record.CopyTo(_buffer.AsSpan(_buffered));
+        _buffered += record.Length;
+        return offset;
+    }
+
+    private void FlushBuffer(IStorageFile output)
+    {
+        output.Write(_buffer.AsSpan(0, _buffered), _bufferStart);
+        _bufferStart += _buffered;
+        _buffered = 0;
+    }
+
+    private void DeleteQuietly(string path)
+    {
+        try
+        {
+            if (File.Exists(path))
+            {
+                device.Delete(path);
+            }
+        }
+        catch (IOException)
+        {
+            // Best effort: a leftover .tmp is deleted on the next open, a stale hint fails its checks.
+        }
+    }
+}

@@ -1,0 +1,116 @@
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace TailDb.Storage;
+
+/// <summary>Real files: positional reads and writes with <see cref="RandomAccess"/> on a SafeFileHandle.</summary>
+internal sealed partial class FileStorageDevice : IStorageDevice
+{
+    public static FileStorageDevice Instance { get; } = new();
+
+    private FileStorageDevice()
+    {
+    }
+
+    public IStorageFile Open(string path, FileMode mode, bool writable)
+    {
+        // FileShare.ReadWrite | Delete: a read-only opener may read while we write, and compaction
+        // deletes files that in-flight reads still hold open (POSIX keeps the inode alive).
+        SafeFileHandle handle = File.OpenHandle(
+            path,
+            mode,
+            writable ? FileAccess.ReadWrite : FileAccess.Read,
+            FileShare.ReadWrite | FileShare.Delete);
+        return new StorageFile(path, handle);
+    }
+
+    public void FlushDirectory(string directory)
+    {
+        // Windows has no way to fsync a directory entry (NTFS journals its metadata); POSIX needs it,
+        // or a freshly created or renamed file can vanish after a power loss.
+        if (OperatingSystem.IsWindows())
+        {
+            return;
+        }
+
+        int fd = Open(directory, 0 /* O_RDONLY */);
+        if (fd < 0)
+        {
+            throw new IOException($"Cannot open directory '{directory}' to fsync it (errno {Marshal.GetLastPInvokeError()}).");
+        }
+
+        try
+        {
+            if (Fsync(fd) != 0)
+            {
+                throw new IOException($"fsync of directory '{directory}' failed (errno {Marshal.GetLastPInvokeError()}).");
+            }
+        }
+        finally
+        {
+            _ = Close(fd);
+        }
+    }
+
+    public void Move(string source, string destination) => File.Move(source, destination, overwrite: true);
+
+    public void Delete(string path) => File.Delete(path);
+
+    [LibraryImport("libc", EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int Open(string path, int flags);
+
+    [LibraryImport("libc", EntryPoint = "fsync", SetLastError = true)]
+    private static partial int Fsync(int fd);
+
+    [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
+    private static partial int Close(int fd);
+
+    private sealed class StorageFile(string path, SafeFileHandle handle) : IStorageFile
+    {
+        public string Path { get; } = path;
+
+        public long Length => RandomAccess.GetLength(handle);
+
+        public int Read(Span<byte> buffer, long offset)
+        {
+            int total = 0;
+            while (total < buffer.Length)
+            {
+                int n = RandomAccess.Read(handle, buffer[total..], offset + total);
+                if (n == 0)
+                {
+                    break;
+                }
+
+                total += n;
+            }
+
+            return total;
+        }
+
+        public async ValueTask<int> ReadAsync(Memory<byte> buffer, long offset, CancellationToken cancellationToken)
+        {
+            int total = 0;
+            while (total < buffer.Length)
+            {
+                int n = await RandomAccess.ReadAsync(handle, buffer[total..], offset + total, cancellationToken).ConfigureAwait(false);
+                if (n == 0)
+                {
+                    break;
+                }
+
+                total += n;
+            }
+
+            return total;
+        }
+
+        public void Write(ReadOnlySpan<byte> data, long offset) => RandomAccess.Write(handle, data, offset);
+
+        public void Flush() => RandomAccess.FlushToDisk(handle);
+
+        public void SetLength(long length) => RandomAccess.SetLength(handle, length);
+
+        public void Dispose() => handle.Dispose();
+    }
+}

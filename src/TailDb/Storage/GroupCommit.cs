@@ -1,0 +1,138 @@
+using TailDb.Diagnostics;
+
+namespace TailDb.Storage;
+
+/// <summary>
+/// Group commit for <see cref="Durability.Fsync"/>: a writer whose record is not yet durable either
+/// waits for the fsync in flight or, if none is, becomes the leader and fsyncs everything appended
+/// so far, which makes every writer waiting behind it durable with one fsync. The leader's
+/// FsyncStart/Stop therefore nest inside that writer's Put activity and carry the batch size.
+/// </summary>
+internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
+{
+    // A Monitor (not System.Threading.Lock): sync waiters need Monitor.Wait/PulseAll.
+    private readonly object _gate = new();
+    private long _durable;
+    private bool _flushing;
+    private TaskCompletionSource? _flushDone;
+
+    public void WaitDurable(long sequence)
+    {
+        while (true)
+        {
+            lock (_gate)
+            {
+                while (true)
+                {
+                    fault.ThrowIfFaulted();
+                    if (_durable >= sequence)
+                    {
+                        return;
+                    }
+
+                    if (!_flushing)
+                    {
+                        _flushing = true;
+                        break;
+                    }
+
+                    Monitor.Wait(_gate);
+                }
+            }
+
+            Flush();
+        }
+    }
+
+    public async ValueTask WaitDurableAsync(long sequence, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            Task? inFlight = null;
+            lock (_gate)
+            {
+                fault.ThrowIfFaulted();
+                if (_durable >= sequence)
+                {
+                    return;
+                }
+
+                if (_flushing)
+                {
+                    _flushDone ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                    inFlight = _flushDone.Task;
+                }
+                else
+                {
+                    _flushing = true;
+                }
+            }
+
+            if (inFlight is not null)
+            {
+                await inFlight.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+            else
+            {
+                // There is no asynchronous fsync in .NET; the leader blocks for it like a sync writer.
+                Flush();
+            }
+        }
+    }
+
+    private void Flush()
+    {
+        (IStorageFile file, long target) = writer.FlushTarget();
+        long durable;
+        lock (_gate)
+        {
+            durable = _durable;
+        }
+
+        int batch = (int)Math.Min(int.MaxValue, target - durable);
+        var log = TailDbEventSource.Log;
+        bool events = log.StorageEnabled();
+        if (events)
+        {
+            log.FsyncStart(batch);
+        }
+
+        Exception? error = null;
+        try
+        {
+            file.Flush();
+        }
+#pragma warning disable CA1031 // any failure of fsync faults the store; the waiters see TailDbFaultedException
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            error = e;
+        }
+
+        if (events)
+        {
+            log.FsyncStop(batch);
+        }
+
+        if (error is not null)
+        {
+            fault.Fault($"fsync of '{file.Path}'", error);
+        }
+
+        TaskCompletionSource? done;
+        lock (_gate)
+        {
+            if (error is null && target > _durable)
+            {
+                _durable = target;
+            }
+
+            _flushing = false;
+            done = _flushDone;
+            _flushDone = null;
+            Monitor.PulseAll(_gate);
+        }
+
+        done?.TrySetResult();
+    }
+}

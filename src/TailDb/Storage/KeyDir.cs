@@ -1,0 +1,51 @@
+using System.Collections.Concurrent;
+
+namespace TailDb.Storage;
+
+/// <summary>
+/// The in-memory index: every live key → the location of its latest record. Mutated only under
+/// the writer's lock (and by recovery before the store is shared); read lock-free.
+/// </summary>
+internal sealed class KeyDir
+{
+    private readonly ConcurrentDictionary<byte[], RecordLocation> _map;
+    private readonly ConcurrentDictionary<byte[], RecordLocation>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
+
+    public KeyDir(int expectedKeys)
+    {
+        _map = new ConcurrentDictionary<byte[], RecordLocation>(
+            Environment.ProcessorCount * 4, Math.Max(31, expectedKeys), ByteKeyComparer.Instance);
+        _lookup = _map.GetAlternateLookup<ReadOnlySpan<byte>>();
+    }
+
+    /// <summary>Number of live keys. Takes every lock of the dictionary: never on a hot path.</summary>
+    public int CountSlow => _map.Count;
+
+    public bool TryGet(ReadOnlySpan<byte> key, out byte[] storedKey, out RecordLocation location) =>
+        _lookup.TryGetValue(key, out storedKey!, out location);
+
+    public bool TryGet(ReadOnlySpan<byte> key, out RecordLocation location) => _lookup.TryGetValue(key, out location);
+
+    /// <summary>Points <paramref name="key"/> at <paramref name="location"/>; returns the key array the index holds (reused when the key exists).</summary>
+    public byte[] Set(ReadOnlySpan<byte> key, RecordLocation location)
+    {
+        if (_lookup.TryGetValue(key, out byte[]? stored, out _))
+        {
+            _map[stored] = location;
+            return stored;
+        }
+
+        byte[] copy = key.ToArray();
+        _map[copy] = location;
+        return copy;
+    }
+
+    public bool Remove(ReadOnlySpan<byte> key) => _lookup.TryRemove(key, out _, out _);
+
+    /// <summary>Moves a key only if it still points where compaction found it.</summary>
+    public bool TryMove(ReadOnlySpan<byte> key, RecordLocation from, RecordLocation to) =>
+        _lookup.TryGetValue(key, out byte[]? stored, out _) && _map.TryUpdate(stored, to, from);
+
+    /// <summary>Snapshot enumeration (lock-free, weakly consistent); for compaction and tests.</summary>
+    public IEnumerable<KeyValuePair<byte[], RecordLocation>> Entries => _map;
+}

@@ -1,0 +1,291 @@
+using System.Buffers.Binary;
+using TailDb.Diagnostics;
+
+namespace TailDb.Storage;
+
+/// <summary>
+/// Opening a directory: finish or roll back an interrupted compaction, then rebuild the key
+/// directory from hint files where they are intact and by scanning segments otherwise.
+/// Damage policy (never return a wrong value):
+/// - newest segment, nothing intact after the damage: a torn tail; cut it off (TailTruncated);
+/// - header intact but value damaged: the key is known; it reads as Corrupt (CorruptRecord);
+/// - header damaged with intact records after it, or in an older segment: the lost record's key
+///   is unknown, so an older value of it could resurface; refuse to open, naming file and offset.
+/// </summary>
+internal sealed class Recovery
+{
+    private readonly IStorageDevice _device;
+    private readonly string _directory;
+    private readonly TailDbOptions _options;
+    private readonly KeyDir _keyDir;
+    private readonly List<TailTruncation> _truncations = [];
+    private readonly List<CorruptRecordInfo> _corrupt = [];
+    private long _records;
+    private int _hintsUsed;
+    private int _leftovers;
+    private int _lastNumber;
+
+    private Recovery(IStorageDevice device, string directory, TailDbOptions options, KeyDir keyDir)
+    {
+        _device = device;
+        _directory = directory;
+        _options = options;
+        _keyDir = keyDir;
+    }
+
+    public static (SegmentSet Segments, int LastNumber, RecoveryReport Report) Run(IStorageDevice device, string directory, TailDbOptions options, KeyDir keyDir)
+    {
+        var recovery = new Recovery(device, directory, options, keyDir);
+        SegmentSet segments = recovery.Open();
+        var report = new RecoveryReport
+        {
+            Segments = segments.Ordered.Count,
+            Records = recovery._records,
+            HintFilesUsed = recovery._hintsUsed,
+            TailTruncations = recovery._truncations,
+            CorruptRecords = recovery._corrupt,
+            LeftoverFilesRemoved = recovery._leftovers,
+        };
+        return (segments, recovery._lastNumber, report);
+    }
+
+    private bool Writable => !_options.ReadOnly;
+
+    private SegmentSet Open()
+    {
+        if (Writable)
+        {
+            foreach (string temp in Directory.EnumerateFiles(_directory, "*" + Segment.TempSuffix))
+            {
+                _device.Delete(temp);
+                _leftovers++;
+            }
+        }
+
+        var names = new List<(int Id, int Generation)>();
+        foreach (string path in Directory.EnumerateFiles(_directory, "*" + Segment.Extension))
+        {
+            if (Segment.TryParseName(Path.GetFileName(path), out int id, out int generation))
+            {
+                names.Add((id, generation));
+            }
+        }
+
+        names.Sort();
+
+        // A compacted file (b, G) replaces every file with id <= b and a lower generation. Delete
+        // the replaced ones oldest first: a tombstone then outlives the values it hides.
+        var live = names.Where(f => !names.Any(g => g.Generation > f.Generation && g.Id >= f.Id)).ToList();
+        foreach ((int id, int generation) in names.Except(live))
+        {
+            if (Writable)
+            {
+                _device.Delete(Path.Combine(_directory, Segment.FileName(id, generation)));
+                DeleteIfExists(Path.Combine(_directory, Segment.HintFileName(id, generation)));
+                _leftovers++;
+            }
+        }
+
+        var opened = new List<Segment>();
+        try
+        {
+            for (int i = 0; i < live.Count; i++)
+            {
+                opened.Add(OpenSegment(live[i].Id, live[i].Generation, isNewest: i == live.Count - 1));
+            }
+
+            if (opened.Count == 0)
+            {
+                if (!Writable)
+                {
+                    throw new TailDbCorruptionException($"The directory '{_directory}' holds no TailDb segment files to open read-only.");
+                }
+
+                opened.Add(SegmentWriter.CreateSegment(_device, _directory, 1, 0, ++_lastNumber, durable: true));
+            }
+        }
+        catch
+        {
+            foreach (Segment s in opened)
+            {
+                s.Dispose();
+            }
+
+            throw;
+        }
+
+        return SegmentSet.Empty.With(opened, []);
+    }
+
+    private Segment OpenSegment(int id, int generation, bool isNewest)
+    {
+        string path = Path.Combine(_directory, Segment.FileName(id, generation));
+        IStorageFile file = _device.Open(path, FileMode.Open, Writable);
+        try
+        {
+            var segment = new Segment(++_lastNumber, id, generation, file, file.Length);
+            if (!CheckFileHeader(segment, isNewest))
+            {
+                return segment;
+            }
+
+            string hintPath = Path.Combine(_directory, Segment.HintFileName(id, generation));
+            if (File.Exists(hintPath) && TryLoadHint(segment, hintPath))
+            {
+                _hintsUsed++;
+                return segment;
+            }
+
+            Scan(segment, isNewest);
+            return segment;
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>False when the file was empty or torn at creation and has been reset (nothing to scan).</summary>
+    private bool CheckFileHeader(Segment segment, bool isNewest)
+    {
+        Span<byte> header = stackalloc byte[RecordFormat.FileHeaderSize];
+        int n = segment.File.Read(header, 0);
+        if (n == RecordFormat.FileHeaderSize && BinaryPrimitives.ReadUInt64LittleEndian(header) == RecordFormat.SegmentMagic)
+        {
+            return true;
+        }
+
+        if (isNewest && segment.Length < RecordFormat.FileHeaderSize)
+        {
+            // Created but its header never fully reached the disk: a torn tail of zero records.
+            Truncate(segment, 0, "segment file header cut short");
+            if (Writable)
+            {
+                SegmentWriter.WriteFileHeader(segment.File);
+                segment.Length = RecordFormat.FileHeaderSize;
+            }
+
+            return false;
+        }
+
+        throw new TailDbCorruptionException($"The TailDb segment file '{segment.File.Path}' does not start with the segment header; the store cannot be opened without risking wrong values.");
+    }
+
+    private bool TryLoadHint(Segment segment, string hintPath)
+    {
+        using IStorageFile hint = _device.Open(hintPath, FileMode.Open, writable: false);
+        long records = 0;
+        bool ok = HintFile.TryLoad(hint, segment.Length, (key, offset, valueLength) =>
+        {
+            _keyDir.Set(key, new RecordLocation(segment.Number, offset, key.Length, valueLength));
+            records++;
+        });
+        _records += records;
+        return ok;
+    }
+
+    private void Scan(Segment segment, bool isNewest)
+    {
+        var scanner = new SegmentScanner(segment.File, segment.Length, _options.MaxValueBytes);
+        long offset = RecordFormat.FileHeaderSize;
+        bool sealedAtEnd = false;
+        while (true)
+        {
+            ScanOutcome outcome = scanner.Next(offset, out ScannedRecord record);
+            sealedAtEnd = outcome == ScanOutcome.Seal || (sealedAtEnd && outcome == ScanOutcome.End);
+            switch (outcome)
+            {
+                case ScanOutcome.End:
+                    if (!isNewest && !sealedAtEnd)
+                    {
+                        throw new TailDbCorruptionException(
+                            $"The TailDb segment file '{segment.File.Path}' ends at offset {offset} without the seal every older segment ends with: " +
+                            "records at its end are missing, so the store refuses to open rather than risk returning overwritten values.");
+                    }
+
+                    return;
+
+                case ScanOutcome.Seal:
+                    // A seal only counts at the very end of a sealed segment; elsewhere it is a no-op
+                    // (the newest segment sealed just before a crash, then written on after reopen).
+                    offset += record.Size;
+                    break;
+
+                case ScanOutcome.Record:
+                    if (record.IsTombstone)
+                    {
+                        _keyDir.Remove(record.Key);
+                    }
+                    else
+                    {
+                        _keyDir.Set(record.Key, new RecordLocation(segment.Number, offset, record.Key.Length, record.ValueLength));
+                    }
+
+                    _records++;
+                    offset += record.Size;
+                    break;
+
+                case ScanOutcome.ValueCorrupt:
+                    bool lastInFile = offset + record.Size >= segment.Length;
+                    if (isNewest && lastInFile)
+                    {
+                        Truncate(segment, offset, record.Damage!);
+                        return;
+                    }
+
+                    _keyDir.Set(record.Key, RecordLocation.Corrupt(segment.Number, offset, record.Key.Length));
+                    _corrupt.Add(new CorruptRecordInfo(segment.Id, offset, record.Damage!));
+                    if (TailDbEventSource.Log.StorageEnabled())
+                    {
+                        TailDbEventSource.Log.CorruptRecord(segment.Id, offset, record.Damage!);
+                    }
+
+                    // Past the end when the value was cut short: the End case then finds no seal.
+                    offset += record.Size;
+                    break;
+
+                default:
+                    if (isNewest && !scanner.AnyIntactRecordAfter(offset))
+                    {
+                        Truncate(segment, offset, record.Damage!);
+                        return;
+                    }
+
+                    if (TailDbEventSource.Log.StorageEnabled())
+                    {
+                        TailDbEventSource.Log.CorruptRecord(segment.Id, offset, record.Damage!);
+                    }
+
+                    throw new TailDbCorruptionException(
+                        $"The TailDb segment file '{segment.File.Path}' is corrupt at offset {offset} ({record.Damage}); " +
+                        $"the {segment.Length - offset} bytes after it cannot be attributed to keys, so the store refuses to open rather than risk returning overwritten values.");
+            }
+        }
+    }
+
+    private void Truncate(Segment segment, long offset, string reason)
+    {
+        long dropped = segment.Length - offset;
+        _truncations.Add(new TailTruncation(segment.Id, offset, dropped, reason));
+        if (TailDbEventSource.Log.StorageEnabled())
+        {
+            TailDbEventSource.Log.TailTruncated(segment.Id, offset, dropped);
+        }
+
+        if (Writable)
+        {
+            segment.File.SetLength(offset);
+            segment.File.Flush();
+            segment.Length = offset;
+        }
+    }
+
+    private void DeleteIfExists(string path)
+    {
+        if (File.Exists(path))
+        {
+            _device.Delete(path);
+        }
+    }
+}

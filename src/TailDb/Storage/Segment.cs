@@ -1,0 +1,58 @@
+using System.Globalization;
+
+namespace TailDb.Storage;
+
+/// <summary>
+/// One segment file. Files are named <c>{id:D8}-{generation:D4}.seg</c>; replay order is (id,
+/// generation). Compaction of every sealed segment up to id b writes (b, g+1), which supersedes
+/// every file with id ≤ b and a lower generation.
+/// </summary>
+internal sealed class Segment : IDisposable
+{
+    public const string Extension = ".seg";
+    public const string HintExtension = ".hint";
+    public const string TempSuffix = ".tmp";
+
+    public Segment(int number, int id, int generation, IStorageFile file, long length)
+    {
+        Number = number;
+        Id = id;
+        Generation = generation;
+        File = file;
+        Length = length;
+    }
+
+    /// <summary>In-process number, unique for the store's lifetime (see <see cref="RecordLocation"/>).</summary>
+    public int Number { get; }
+
+    public int Id { get; }
+
+    public int Generation { get; }
+
+    public IStorageFile File { get; }
+
+    /// <summary>Bytes appended so far; changed only by the writer under its lock.</summary>
+    public long Length { get; set; }
+
+    public static string FileName(int id, int generation) =>
+        string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{Extension}");
+
+    public static string HintFileName(int id, int generation) =>
+        string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{HintExtension}");
+
+    public static bool TryParseName(string fileName, out int id, out int generation)
+    {
+        id = generation = 0;
+        if (!fileName.EndsWith(Extension, StringComparison.Ordinal) || fileName.Length != 8 + 1 + 4 + Extension.Length || fileName[8] != '-')
+        {
+            return false;
+        }
+
+        return int.TryParse(fileName.AsSpan(0, 8), NumberStyles.None, CultureInfo.InvariantCulture, out id)
+            && int.TryParse(fileName.AsSpan(9, 4), NumberStyles.None, CultureInfo.InvariantCulture, out generation);
+    }
+
+    public override string ToString() => FileName(Id, Generation);
+
+    public void Dispose() => File.Dispose();
+}

@@ -1,0 +1,256 @@
+using System.Buffers;
+using System.Diagnostics;
+using System.Text;
+using TailDb.Diagnostics;
+using TailDb.Storage;
+
+namespace TailDb;
+
+public sealed partial class TailDbStore
+{
+    /// <summary>Stores <paramref name="value"/> under <paramref name="key"/>; returns once durable per <see cref="TailDbOptions.Durability"/>.</summary>
+    /// <exception cref="ArgumentException">Empty key, key over 64 KiB, or value over <see cref="TailDbOptions.MaxValueBytes"/>.</exception>
+    /// <exception cref="TailDbFaultedException">A write or fsync failed (now or earlier).</exception>
+    public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        ValidateWrite(key, value.Length);
+        WriteScope scope = BeginPut(key, value.Length);
+        int bytes = 0;
+        try
+        {
+            long sequence = Append(key, value, tombstone: false, out bytes);
+            _groupCommit?.WaitDurable(sequence);
+        }
+        finally
+        {
+            EndWrite(scope, "put", bytes, found: true);
+        }
+    }
+
+    public void Put(string key, ReadOnlySpan<byte> value)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        byte[]? rented = null;
+        Span<byte> buffer = Encoding.UTF8.GetMaxByteCount(key.Length) <= StackKeyBytes
+            ? stackalloc byte[StackKeyBytes]
+            : (rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(key.Length)));
+        try
+        {
+            Put(buffer[..Encoding.UTF8.GetBytes(key, buffer)], value);
+        }
+        finally
+        {
+            if (rented is not null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+    }
+
+    /// <summary>Like <see cref="Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>; with Fsync the wait for the group commit is asynchronous.</summary>
+    public async ValueTask PutAsync(ReadOnlyMemory<byte> key, ReadOnlyMemory<byte> value, CancellationToken ct = default)
+    {
+        ValidateWrite(key.Span, value.Length);
+        WriteScope scope = BeginPut(key.Span, value.Length);
+        int bytes = 0;
+        try
+        {
+            long sequence = Append(key.Span, value.Span, tombstone: false, out bytes);
+            if (_groupCommit is not null)
+            {
+                await _groupCommit.WaitDurableAsync(sequence, ct).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            EndWrite(scope, "put", bytes, found: true);
+        }
+    }
+
+    /// <summary>Removes <paramref name="key"/>; false if it was absent (then nothing is written).</summary>
+    public bool Delete(ReadOnlySpan<byte> key)
+    {
+        ValidateWrite(key, 0);
+        WriteScope scope = BeginDelete(key);
+        bool found = false;
+        try
+        {
+            long sequence = Append(key, default, tombstone: true, out int bytes);
+            found = bytes > 0;
+            if (found)
+            {
+                _groupCommit?.WaitDurable(sequence);
+            }
+        }
+        finally
+        {
+            EndWrite(scope, "delete", 0, found);
+        }
+
+        return found;
+    }
+
+    public bool Delete(string key)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        byte[]? rented = null;
+        Span<byte> buffer = Encoding.UTF8.GetMaxByteCount(key.Length) <= StackKeyBytes
+            ? stackalloc byte[StackKeyBytes]
+            : (rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(key.Length)));
+        try
+        {
+            return Delete(buffer[..Encoding.UTF8.GetBytes(key, buffer)]);
+        }
+        finally
+        {
+            if (rented is not null)
+            {
+                ArrayPool<byte>.Shared.Return(rented);
+            }
+        }
+    }
+
+    public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken ct = default)
+    {
+        ValidateWrite(key.Span, 0);
+        WriteScope scope = BeginDelete(key.Span);
+        bool found = false;
+        try
+        {
+            long sequence = Append(key.Span, default, tombstone: true, out int bytes);
+            found = bytes > 0;
+            if (found && _groupCommit is not null)
+            {
+                await _groupCommit.WaitDurableAsync(sequence, ct).ConfigureAwait(false);
+            }
+        }
+        finally
+        {
+            EndWrite(scope, "delete", 0, found);
+        }
+
+        return found;
+    }
+
+    /// <summary>
+    /// Appends a put or tombstone and updates index and cache under the writer lock, so they change
+    /// in log order. Returns the append sequence to wait on; <paramref name="bytes"/> is 0 when a
+    /// delete found nothing to delete (and wrote nothing).
+    /// </summary>
+    private long Append(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, bool tombstone, out int bytes)
+    {
+        int size = RecordFormat.RecordSize(key.Length, tombstone ? 0 : value.Length);
+        byte[] record = ArrayPool<byte>.Shared.Rent(size);
+        try
+        {
+            RecordFormat.Write(record, key, value, tombstone);
+            // Copy outside the lock: the cache keeps its own array of the value.
+            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? value.ToArray() : null;
+            long sequence;
+            lock (_writer.WriteLock)
+            {
+                ThrowIfDisposed();
+                if (tombstone && !_keyDir.TryGet(key, out _))
+                {
+                    bytes = 0;
+                    return 0;
+                }
+
+                RecordLocation location = _writer.AppendLocked(record.AsSpan(0, size), key.Length, tombstone ? 0 : value.Length);
+                if (tombstone)
+                {
+                    _keyDir.Remove(key);
+                    _cache.Remove(key);
+                }
+                else
+                {
+                    byte[] storedKey = _keyDir.Set(key, location);
+                    if (cached is not null)
+                    {
+                        _cache.Set(storedKey, cached);
+                    }
+                    else if (_cache.Enabled)
+                    {
+                        _cache.Remove(key);
+                    }
+                }
+
+                sequence = _writer.Sequence;
+            }
+
+            bytes = size;
+            _telemetry.Written(size);
+            if (cached is not null)
+            {
+                _cache.EvictIfOver();
+            }
+
+            return sequence;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(record);
+        }
+    }
+
+    private void ValidateWrite(ReadOnlySpan<byte> key, int valueLength)
+    {
+        RecordFormat.ValidateKey(key);
+        if (valueLength > _options.MaxValueBytes)
+        {
+            ThrowValueTooLarge(valueLength, _options.MaxValueBytes, nameof(valueLength));
+        }
+
+        ThrowIfDisposed();
+        if (_options.ReadOnly)
+        {
+            throw new InvalidOperationException($"The TailDb store at '{_directory}' was opened read-only.");
+        }
+
+        _fault.ThrowIfFaulted();
+    }
+
+    private static void ThrowValueTooLarge(int length, int max, string paramName) =>
+        throw new ArgumentException($"A TailDb value is at most {max} bytes (TailDbOptions.MaxValueBytes); this one has {length}.", paramName);
+
+    private readonly record struct WriteScope(bool Events, long Started, Activity? Activity);
+
+    private WriteScope BeginPut(ReadOnlySpan<byte> key, int valueBytes)
+    {
+        bool events = TailDbEventSource.Log.RequestsEnabled();
+        if (events)
+        {
+            TailDbEventSource.Log.PutStart(key.Length, Crc32C.Compute(key), valueBytes);
+        }
+
+        return new WriteScope(events, _telemetry.StartTimestamp(), _telemetry.StartActivity("TailDb.Put"));
+    }
+
+    private WriteScope BeginDelete(ReadOnlySpan<byte> key)
+    {
+        bool events = TailDbEventSource.Log.RequestsEnabled();
+        if (events)
+        {
+            TailDbEventSource.Log.DeleteStart(key.Length, Crc32C.Compute(key));
+        }
+
+        return new WriteScope(events, _telemetry.StartTimestamp(), _telemetry.StartActivity("TailDb.Delete"));
+    }
+
+    private void EndWrite(WriteScope scope, string operation, int bytes, bool found)
+    {
+        scope.Activity?.Dispose();
+        _telemetry.RecordDuration(scope.Started, operation);
+        if (scope.Events)
+        {
+            if (operation == "put")
+            {
+                TailDbEventSource.Log.PutStop(bytes);
+            }
+            else
+            {
+                TailDbEventSource.Log.DeleteStop(found);
+            }
+        }
+    }
+}

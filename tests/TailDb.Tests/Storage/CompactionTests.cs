@@ -1,0 +1,151 @@
+using System.Text;
+
+namespace TailDb.Tests.Storage;
+
+public sealed class CompactionTests : IDisposable
+{
+    private readonly TestDirectory _dir = new();
+
+    public void Dispose() => _dir.Dispose();
+
+    private TailDbOptions Options() => _dir.Options() with { SegmentMaxBytes = 8192, CacheCapacityBytes = 0 };
+
+    [Fact]
+    public void CompactionKeepsOnlyLatestValuesAndReclaimsSpace()
+    {
+        using (var store = TailDbStore.Open(Options()))
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                for (int k = 0; k < 30; k++)
+                {
+                    store.Put($"k{k}", Encoding.UTF8.GetBytes($"k{k}-round{round}-{new string('p', 50)}"));
+                }
+            }
+
+            for (int k = 0; k < 5; k++)
+            {
+                store.Delete($"k{k}");
+            }
+
+            long before = _dir.SegmentFiles().Sum(f => new FileInfo(f).Length);
+            CompactionResult result = store.Compact();
+            long after = _dir.SegmentFiles().Sum(f => new FileInfo(f).Length);
+
+            Assert.Equal(25, result.LiveRecords);
+            Assert.True(result.BytesReclaimed > 0);
+            Assert.True(after < before / 10, $"{before} bytes before, {after} after");
+            AssertLatest(store);
+        }
+
+        // Left: the compacted segment (with its hint file) and the fresh, empty active one.
+        Assert.Equal(2, _dir.SegmentFiles().Length);
+        Assert.Single(Directory.GetFiles(_dir.Path, "*.hint"));
+        using var reopened = TailDbStore.Open(Options());
+        Assert.Equal(1, reopened.Recovery.HintFilesUsed);
+        AssertLatest(reopened);
+    }
+
+    [Fact]
+    public void RepeatedCompactionsAndWritesInBetweenKeepTheLatestValues()
+    {
+        using (var store = TailDbStore.Open(Options()))
+        {
+            for (int round = 0; round < 20; round++)
+            {
+                for (int k = 0; k < 30; k++)
+                {
+                    store.Put($"k{k}", Encoding.UTF8.GetBytes($"k{k}-round{round}-{new string('p', 50)}"));
+                }
+
+                if (round % 5 == 4)
+                {
+                    store.Compact();
+                }
+            }
+
+            for (int k = 0; k < 5; k++)
+            {
+                store.Delete($"k{k}");
+            }
+
+            store.Compact();
+            AssertLatest(store);
+        }
+
+        using var reopened = TailDbStore.Open(Options());
+        AssertLatest(reopened);
+    }
+
+    [Fact]
+    public void ReopenUsesHintsAndFallsBackToScanningWhenAHintIsDamaged()
+    {
+        using (var store = TailDbStore.Open(Options()))
+        {
+            for (int k = 0; k < 30; k++)
+            {
+                store.Put($"k{k}", Encoding.UTF8.GetBytes($"k{k}-round19-{new string('p', 50)}"));
+            }
+
+            store.Compact();
+        }
+
+        string hint = Directory.GetFiles(_dir.Path, "*.hint").Single();
+        byte[] bytes = File.ReadAllBytes(hint);
+        bytes[^3] ^= 0xFF;
+        File.WriteAllBytes(hint, bytes);
+
+        using var reopened = TailDbStore.Open(Options());
+        Assert.Equal(0, reopened.Recovery.HintFilesUsed);
+        Assert.Equal(30, reopened.CountKeysSlow());
+        Assert.Equal("k3-round19-" + new string('p', 50), Encoding.UTF8.GetString(reopened.Get("k3")!));
+    }
+
+    [Fact]
+    public async Task WritesDuringCompactionAreNeverLost()
+    {
+        using var store = TailDbStore.Open(Options());
+        for (int k = 0; k < 200; k++)
+        {
+            store.Put($"k{k}", Encoding.UTF8.GetBytes("old"));
+        }
+
+        using var stop = new CancellationTokenSource();
+        var compactor = Task.Run(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                store.Compact();
+            }
+        });
+        for (int k = 0; k < 200; k++)
+        {
+            store.Put($"k{k}", Encoding.UTF8.GetBytes($"new{k}"));
+            Assert.Equal($"new{k}", Encoding.UTF8.GetString(store.Get($"k{k}")!));
+        }
+
+        stop.Cancel();
+        await compactor;
+        store.Compact();
+        for (int k = 0; k < 200; k++)
+        {
+            Assert.Equal($"new{k}", Encoding.UTF8.GetString(store.Get($"k{k}")!));
+        }
+    }
+
+    private static void AssertLatest(TailDbStore store)
+    {
+        for (int k = 0; k < 30; k++)
+        {
+            byte[]? value = store.Get($"k{k}");
+            if (k < 5)
+            {
+                Assert.Null(value);
+            }
+            else
+            {
+                Assert.Equal($"k{k}-round19-{new string('p', 50)}", Encoding.UTF8.GetString(value!));
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+using System.Buffers;
+using System.Text;
+
+namespace TailDb.Tests;
+
+[Collection(ProcessWideListeners.Name)]
+public sealed class TailDbStoreTests : IDisposable
+{
+    private readonly TestDirectory _dir = new();
+
+    public void Dispose() => _dir.Dispose();
+
+    private static byte[] Bytes(string s) => Encoding.UTF8.GetBytes(s);
+
+    [Fact]
+    public void GetReturnsWhatPutStored()
+    {
+        using var store = TailDbStore.Open(_dir.Options());
+        store.Put("alpha", Bytes("one"));
+        store.Put(Bytes("beta"), Bytes("two"));
+
+        Assert.Equal("one", Encoding.UTF8.GetString(store.Get("alpha")!));
+        Assert.Equal("two", Encoding.UTF8.GetString(store.Get(Bytes("beta"))!));
+        Assert.Null(store.Get("gamma"));
+    }
+
+    [Fact]
+    public void TryGetWritesIntoTheCallersBufferAndReportsHitOrMiss()
+    {
+        var options = _dir.Options();
+        using (var store = TailDbStore.Open(options))
+        {
+            store.Put("k", Bytes("value"));
+            var writer = new ArrayBufferWriter<byte>();
+            Assert.Equal(ReadStatus.Hit, store.TryGet(Bytes("k"), writer));
+            Assert.Equal("value", Encoding.UTF8.GetString(writer.WrittenSpan));
+            Assert.Equal(ReadStatus.NotFound, store.TryGet(Bytes("nope"), writer));
+        }
+
+        using (var reopened = TailDbStore.Open(options))
+        {
+            var writer = new ArrayBufferWriter<byte>();
+            Assert.Equal(ReadStatus.Miss, reopened.TryGet(Bytes("k"), writer));
+            Assert.Equal("value", Encoding.UTF8.GetString(writer.WrittenSpan));
+            writer.Clear();
+            Assert.Equal(ReadStatus.Hit, reopened.TryGet(Bytes("k"), writer));
+            Assert.Equal("value", Encoding.UTF8.GetString(writer.WrittenSpan));
+        }
+    }
+
+    [Fact]
+    public void OverwriteReturnsTheLatestValueBeforeAndAfterReopen()
+    {
+        var options = _dir.Options();
+        using (var store = TailDbStore.Open(options))
+        {
+            for (int i = 0; i < 10; i++)
+            {
+                store.Put("k", Bytes($"v{i}"));
+            }
+
+            Assert.Equal("v9", Encoding.UTF8.GetString(store.Get("k")!));
+        }
+
+        using var reopened = TailDbStore.Open(options with { CacheCapacityBytes = 0 });
+        Assert.Equal("v9", Encoding.UTF8.GetString(reopened.Get("k")!));
+    }
+
+    [Fact]
+    public void DeleteRemovesTheKeyAndSurvivesReopen()
+    {
+        var options = _dir.Options();
+        using (var store = TailDbStore.Open(options))
+        {
+            store.Put("gone", Bytes("x"));
+            store.Put("kept", Bytes("y"));
+            Assert.True(store.Delete("gone"));
+            Assert.False(store.Delete("gone"));
+            Assert.False(store.Delete("never"));
+            Assert.Null(store.Get("gone"));
+        }
+
+        using var reopened = TailDbStore.Open(options);
+        Assert.Null(reopened.Get("gone"));
+        Assert.Equal("y", Encoding.UTF8.GetString(reopened.Get("kept")!));
+        Assert.Equal(1, reopened.CountKeysSlow());
+    }
+
+    [Fact]
+    public async Task AsyncVariantsRoundTripThroughDiskAndCache()
+    {
+        var options = _dir.Options() with { Durability = Durability.Fsync };
+        using (var store = TailDbStore.Open(options))
+        {
+            await store.PutAsync(Bytes("a"), Bytes("1"));
+            await store.PutAsync(Bytes("b"), Bytes("2"));
+            Assert.True(await store.DeleteAsync(Bytes("b")));
+            Assert.False(await store.DeleteAsync(Bytes("b")));
+            Assert.Equal("1", Encoding.UTF8.GetString((await store.GetAsync(Bytes("a")))!));
+        }
+
+        using var reopened = TailDbStore.Open(options);
+        Assert.Equal("1", Encoding.UTF8.GetString((await reopened.GetAsync(Bytes("a")))!));
+        Assert.Null(await reopened.GetAsync(Bytes("b")));
+    }
+
+    [Fact]
+    public void EmptyValueIsAValueNotAnAbsence()
+    {
+        using var store = TailDbStore.Open(_dir.Options());
+        store.Put("empty", ReadOnlySpan<byte>.Empty);
+        Assert.Empty(store.Get("empty")!);
+    }
+
+    [Fact]
+    public void ZeroCopyGetAllocatesNothingOnACacheHit()
+    {
+        using var store = TailDbStore.Open(_dir.Options());
+        byte[] key = Bytes("hot-key");
+        store.Put(key, new byte[100]);
+        var writer = new ArrayBufferWriter<byte>(256);
+        for (int i = 0; i < 1000; i++)
+        {
+            writer.ResetWrittenCount();
+            store.TryGet(key, writer);
+        }
+
+        int hits = 0;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 10_000; i++)
+        {
+            writer.ResetWrittenCount();
+            hits += store.TryGet(key, writer) == ReadStatus.Hit ? 1 : 0;
+        }
+
+        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(10_000, hits);
+        Assert.Equal(0, allocated);
+        Assert.Equal(100, writer.WrittenCount);
+    }
+}
