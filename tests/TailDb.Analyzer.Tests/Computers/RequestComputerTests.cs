@@ -42,7 +42,7 @@ public sealed class RequestComputerTests(WorkloadTraces traces)
         // The nested FileRead still finds its request: the one open on its thread.
         var nested = Assert.Single(report.Population.Nested);
         Assert.Equal(1, nested.WithParent);
-        Assert.Contains(report.Slowest, r => r.Causes.Any(c => c.Cause == "FileRead (nested activity)" && c.Value >= 35));
+        Assert.Contains(report.Slowest, r => r.Causes.Any(c => c.Cause == "FileRead (nested activity)" && c.Value >= 75));
     }
 
     [Fact]

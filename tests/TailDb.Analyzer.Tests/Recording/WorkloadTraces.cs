@@ -41,15 +41,15 @@ public sealed class WorkloadTraces : IAsyncLifetime
     {
         await WorkloadRecording.RecordAsync(GroundTruth, RecordingProviders.Create(samples: true),
             "--store", "--requests", $"{GroundTruthRequests}", "--gc", Join(ForcedGc), "--sleep", Join(ForcedSleep), "--lock", Join(ForcedLock),
-            "--hold-ms", "40", "--heap-objects", "3000000");
+            "--hold-ms", "80", "--heap-objects", "5000000");
         await WorkloadRecording.RecordAsync(Custom, RecordingProviders.Create(samples: false, ["TailDb-Tests-Orders"]),
-            "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "40", "--heap-objects", "3000000");
+            "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "80", "--heap-objects", "5000000");
         var withoutTpl = RecordingProviders.Create(samples: false).Where(p => p.Name != RecordingProviders.Tpl).ToList();
         await WorkloadRecording.RecordAsync(NoActivityIds, withoutTpl,
             "--requests", "200", "--sleep", Join(NoIdsSleep), "--file-read", Join(NoIdsFileRead), "--miss", Join(NoIdsMisses),
-            "--hold-ms", "40", "--heap-objects", "1000");
+            "--hold-ms", "80", "--heap-objects", "1000");
         await WorkloadRecording.RecordAsync(Snapshot, RecordingProviders.Create(samples: false),
-            "--requests", "200", "--gc", "50,150", "--hold-ms", "40", "--heap-objects", "3000000");
+            "--requests", "200", "--gc", "50,150", "--hold-ms", "80", "--heap-objects", "5000000");
     }
 
     public Task DisposeAsync()
