@@ -34,7 +34,6 @@ internal static class SlowestAnalysis
         var attributor = new Attributor(set, samples);
         var causes = attributor.Causes;
 
-        var all = population.AllDurations;
         double threshold;
         string selection;
         if (settings.ThresholdMs is { } ms)
@@ -44,8 +43,8 @@ internal static class SlowestAnalysis
         }
         else
         {
-            var k = (int)Math.Clamp(Math.Ceiling(all.Length * settings.Percent / 100.0), 1, all.Length);
-            threshold = all[all.Length - k];
+            var k = (long)Math.Clamp(Math.Ceiling(population.Paired * settings.Percent / 100.0), 1, population.Paired);
+            threshold = population.KthLongest(k);
             selection = $"slowest {settings.Percent.ToString("0.###", CultureInfo.InvariantCulture)}%";
         }
 
@@ -200,9 +199,9 @@ internal static class SlowestAnalysis
         var fields = new Dictionary<string, long>(StringComparer.Ordinal);
         for (var f = 0; f < activity.FieldNames.Count; f++)
         {
-            if ((request.FieldMask & (1 << f)) != 0)
+            if (activity.TryGet(request, f, out var value))
             {
-                fields[activity.FieldNames[f]] = request.Fields[f];
+                fields[activity.FieldNames[f]] = value;
             }
         }
 
