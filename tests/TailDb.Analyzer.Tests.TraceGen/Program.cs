@@ -11,7 +11,10 @@ namespace TailDb.Analyzer.Tests.TraceGen;
 /// storm THREADS SECONDS       the trace-heavy request workload, say done, wait for stdin to close
 /// record FILE MODE ARGS...    run this program as a suspended child in MODE and record it to FILE
 /// record-killed FILE MS MODE ARGS...   the same, but kill the child after MS (no rundown)
-/// measure tracelog|netrace|eventpipe FILE   one timing run (wrap it in /usr/bin/time -v for peak memory)
+/// measure tracelog-convert|tracelog|nettrace|eventpipe|eventpipe+nettrace FILE
+///                             one timing run (wrap it in /usr/bin/time -v for peak memory)
+/// stacks tracelog|nettrace FILE   print the most sampled stacks and every stack with an unresolved frame
+/// compare FILE                both readers on FILE; exit 1 if any sample differs
 /// </summary>
 public static class Program
 {
@@ -47,10 +50,12 @@ public static class Program
                 }
 
                 return 0;
+            case ["compare", var file]:
+                return Measurement.Compare(file);
             case ["measure", var what, var file]:
                 return Measurement.Run(what, file);
             default:
-                Console.Error.WriteLine("usage: burn THREADS MS | storm THREADS SECONDS | record FILE MODE ARGS... | measure tracelog|nettrace|eventpipe FILE");
+                Console.Error.WriteLine("usage: burn THREADS MS | storm THREADS SECONDS | record FILE MODE ARGS... | measure tracelog-convert|tracelog|nettrace|eventpipe|eventpipe+nettrace FILE | stacks tracelog|nettrace FILE | compare FILE");
                 return 2;
         }
     }

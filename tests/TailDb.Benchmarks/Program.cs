@@ -1,1 +1,19 @@
-return 0;
+using BenchmarkDotNet.Running;
+using TailDb.Benchmarks.Analysis;
+using TailDb.Benchmarks.Configuration;
+
+// `--quick` picks the CI configuration (short job, small data); every other argument is
+// BenchmarkDotNet's own (--filter, --artifacts, --list, ...).
+var quick = args.Contains(SuiteConfig.QuickFlag);
+var rest = args.Where(a => a != SuiteConfig.QuickFlag).ToArray();
+
+// A full run parses a trace recorded fresh for it. Recorded here, in the host, once: its child
+// workload runs from this build's output, and every benchmark process then finds it cached.
+TraceFixture.ClearCache();
+if (!quick && !rest.Any(a => a is "--list" or "--help" or "-h" or "-?" or "--info" or "--version"))
+{
+    Console.WriteLine($"Recording the analyzer benchmarks' trace: {TraceFixture.Ensure(SuiteScale.Full)}");
+}
+
+var summaries = BenchmarkSwitcher.FromAssembly(typeof(SuiteConfig).Assembly).Run(rest, SuiteConfig.Create(quick));
+return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;

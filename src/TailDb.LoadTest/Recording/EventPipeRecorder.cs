@@ -61,7 +61,7 @@ public sealed class EventPipeRecorder : IAsyncDisposable
     private static async Task WaitForDiagnosticPortAsync(int processId, TimeSpan limit, CancellationToken cancellationToken)
     {
         var deadline = DateTime.UtcNow + limit;
-        while (!DiagnosticsClient.GetPublishedProcesses().Contains(processId))
+        while (!IsPublished(processId))
         {
             if (DateTime.UtcNow > deadline)
             {
@@ -69,6 +69,21 @@ public sealed class EventPipeRecorder : IAsyncDisposable
             }
 
             await Task.Delay(20, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    private static bool IsPublished(int processId)
+    {
+        try
+        {
+            return DiagnosticsClient.GetPublishedProcesses().Contains(processId);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException && !OperatingSystem.IsWindows())
+        {
+            // The listing reads every published process's /proc/<pid>/environ and throws when one of
+            // them exits meanwhile (seen on a busy machine: "No such process : '/proc/2/environ'").
+            // The port of a process that shares our TMPDIR (a child we started) is a socket we can see.
+            return Directory.EnumerateFiles(System.IO.Path.GetTempPath(), $"dotnet-diagnostic-{processId}-*-socket").Any();
         }
     }
 

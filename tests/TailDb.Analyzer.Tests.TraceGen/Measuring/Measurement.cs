@@ -38,6 +38,31 @@ public static class Measurement
                 break;
             }
 
+            case "eventpipe-bare":
+            {
+                // The parser's floor: no callbacks at all.
+                using var source = new EventPipeEventSource(file);
+                source.Process();
+                result = "no subscribers";
+                break;
+            }
+
+            case "eventpipe+nettrace":
+            {
+                // The analyzer's shape without its computers: one EventPipeEventSource pass for
+                // everything that needs no stack, then the streaming stack reader.
+                using (var source = new EventPipeEventSource(file))
+                {
+                    long events = 0;
+                    source.AllEvents += _ => events++;
+                    source.Process();
+                    result = $"{events} events, ";
+                }
+
+                result += Describe(new NetTraceStackSampleReader().Read(file));
+                break;
+            }
+
             default:
                 Console.Error.WriteLine($"unknown measurement '{what}'");
                 return 2;
@@ -52,7 +77,8 @@ public static class Measurement
     {
         var set = reader.Read(file);
         Console.WriteLine(Describe(set));
-        foreach (var group in set.Samples.GroupBy(s => s.StackId).OrderByDescending(g => g.Count()).Take(top))
+        foreach (var group in set.Samples.GroupBy(s => s.StackId).OrderByDescending(g => g.Count())
+            .Where((g, i) => i < top || set.Stacks[g.Key].Any(f => f.StartsWith("unresolved!", StringComparison.Ordinal))))
         {
             Console.WriteLine($"{group.Count()} samples, threads {string.Join(",", group.Select(s => s.ThreadId).Distinct())}:");
             foreach (var frame in set.Stacks[group.Key])
@@ -63,6 +89,19 @@ public static class Measurement
 
         return 0;
     }
+
+    /// <summary>Reads a trace with both readers and counts samples whose time, thread or frames differ.</summary>
+    public static int Compare(string file)
+    {
+        var oracle = Flatten(new TraceLogStackSampleReader().Read(file));
+        var fast = Flatten(new NetTraceStackSampleReader().Read(file));
+        var differing = oracle.Count == fast.Count ? oracle.Where((s, i) => s != fast[i]).Count() : -1;
+        Console.WriteLine($"tracelog {oracle.Count} samples, nettrace {fast.Count} samples, {(differing < 0 ? "counts differ" : $"{differing} differ")}");
+        return differing == 0 ? 0 : 1;
+    }
+
+    private static List<(double, int, bool, string)> Flatten(StackSampleSet set) =>
+        [.. set.Samples.Select(s => (s.TimeRelativeMSec, s.ThreadId, s.Managed, string.Join(" <- ", set.Stacks[s.StackId]))).Order()];
 
     private static string Describe(StackSampleSet set) =>
         $"{set.Samples.Count} samples, {set.Stacks.Count} stacks, {set.UnresolvedFrames} unresolved frames";

@@ -5,7 +5,7 @@ namespace TailDb.Analyzer.Tests.Stacks;
 /// <summary>
 /// Records, once for all stack tests, two traces of a child that burns CPU in a known method on
 /// two threads: one stopped normally (rundown included) and one whose process is killed
-/// mid-burn (no rundown).
+/// mid-burn (no rundown); and one of the request storm, for volume.
 /// </summary>
 public sealed class RecordedTraces : IAsyncLifetime
 {
@@ -15,11 +15,20 @@ public sealed class RecordedTraces : IAsyncLifetime
 
     public string Killed => Path.Combine(_directory, "killed.nettrace");
 
+    /// <summary>A second of the request storm: TailDb events with stacks, GCs, and several
+    /// sequence points (after each of which stack ids restart).</summary>
+    public string Storm => Path.Combine(_directory, "storm.nettrace");
+
     public string Directory => _directory;
 
     public async Task InitializeAsync()
     {
         await using (var recording = await ChildRecording.StartAsync(Complete, "burn", "2", "1200"))
+        {
+            await recording.CompleteAsync(TimeSpan.FromSeconds(60));
+        }
+
+        await using (var recording = await ChildRecording.StartAsync(Storm, "storm", "2", "1"))
         {
             await recording.CompleteAsync(TimeSpan.FromSeconds(60));
         }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Load test smoke: every GC mode back to back for a few seconds each, one trace per mode.
+# Usage: .ci/loadtest.sh [trace-dir]   (default artifacts/smoke/; the analyzer's smoke reads the traces there)
+# Prints the mode table and each trace's size/events lost; exits non-zero if any mode fails
+# (worker crash, GC not what the runtimeconfig asked for, a GC inside the nogc region, unreadable trace).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out="${1:-artifacts/smoke}"
+mkdir -p "$out"
+
+dotnet build src/TailDb.LoadTest -c Release --nologo -v quiet -warnaserror >/dev/null
+dll=src/TailDb.LoadTest/bin/Release/net10.0/TailDb.LoadTest.dll
+
+start=$(date +%s)
+dotnet "$dll" --gc all --duration 3 --warmup 1 --keys 20000 --rate 2000 \
+  --trace "$out/loadtest.nettrace" --out "$out/loadtest.json"
+
+for mode in workstation workstation-nonconcurrent server server-nodatas nogc; do
+  trace="$out/loadtest.$mode.nettrace"
+  if [[ ! -s "$trace" ]]; then
+    echo "loadtest smoke: missing or empty trace $trace" >&2
+    exit 1
+  fi
+done
+echo "loadtest smoke: OK in $(( $(date +%s) - start )) s; traces and loadtest.json in $out"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Stack readers: smoke and speed. Records a request storm with the sample profiler on (or takes
+# TRACE), checks that the streaming reader and TraceLog name the same frames for every sample, then
+# times, each in its own process with peak memory from /usr/bin/time:
+#   tracelog-convert    TraceLog.CreateFromEventPipeDataFile alone (what PerfView / dotnet-trace report do first)
+#   tracelog            that plus reading every sample's stack (the oracle reader)
+#   nettrace            NetTraceStackSampleReader alone
+#   eventpipe+nettrace  one EventPipeEventSource pass plus the stack reader (the analyzer's shape)
+# Fails only on wrong results; the timings are printed (a shared CI box is too noisy to gate on).
+# usage: .ci/stacks.sh [OUT_DIR] [TRACE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-artifacts/smoke}
+mkdir -p "$out"
+gen=tests/TailDb.Analyzer.Tests.TraceGen/bin/Release/net10.0/TailDb.Analyzer.Tests.TraceGen.dll
+[ -f "$gen" ] || dotnet build tests/TailDb.Analyzer.Tests.TraceGen -c Release -warnaserror > /dev/null
+
+trace=${2:-}
+recorded=0
+if [ -z "$trace" ]; then
+  trace="$out/stacks-storm.nettrace"
+  dotnet "$gen" record "$trace" storm 4 5
+  recorded=1
+fi
+echo "trace: $trace ($(( $(stat -c %s "$trace") / 1000000 )) MB)"
+
+dotnet "$gen" compare "$trace"
+
+timer=()
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %M" -o "$out/stacks-time.txt")
+declare -A wall peak
+for what in tracelog-convert tracelog nettrace eventpipe+nettrace; do
+  "${timer[@]}" dotnet "$gen" measure "$what" "$trace"
+  if [ ${#timer[@]} -gt 0 ]; then
+    read -r wall[$what] peak[$what] < "$out/stacks-time.txt"
+    echo "  $what: ${wall[$what]} s wall, $(( ${peak[$what]} / 1024 )) MB peak RSS"
+  fi
+done
+
+if [ ${#timer[@]} -gt 0 ]; then
+  awk -v a="${wall[tracelog-convert]}" -v b="${wall[eventpipe+nettrace]}" -v n="${wall[nettrace]}" -v m="${peak[eventpipe+nettrace]}" 'BEGIN {
+    printf "TraceLog conversion / (EventPipe pass + stack reader): %.1fx (goal >= 2x); / stack reader alone: %.1fx; peak %d MB (goal <= 1024 MB)\n", a / b, a / n, m / 1024 }'
+fi
+[ "$recorded" -eq 0 ] || rm -f "$trace"

@@ -1,0 +1,138 @@
+using System.CommandLine;
+using System.Globalization;
+using TailDb.LoadTest.Harness;
+using TailDb.LoadTest.Workloads;
+
+namespace TailDb.LoadTest.Commands;
+
+/// <summary>
+/// The root command: the harness. Runs the workload under one or more GC modes, each in a worker
+/// child process started with that mode's runtimeconfig.
+/// </summary>
+public static class RunCommand
+{
+    private static readonly WorkloadOptions Defaults = new();
+
+    internal static readonly Option<string> GcOption = new("--gc")
+    {
+        Description = "GC mode: workstation, workstation-nonconcurrent, server, server-nodatas, nogc, all, a comma-separated list, or a path to a runtimeconfig .json",
+        DefaultValueFactory = _ => "workstation",
+    };
+
+    internal static readonly Option<string> RateOption = new("--rate")
+    {
+        Description = "Requests per second across all threads (open loop, latency from each request's intended start), or 'max' (closed loop, saturation)",
+        DefaultValueFactory = _ => Defaults.Rate!.Value.ToString(CultureInfo.InvariantCulture),
+    };
+
+    internal static readonly Option<double> DurationOption = new("--duration") { Description = "Measured seconds", DefaultValueFactory = _ => Defaults.DurationSeconds };
+    internal static readonly Option<double> WarmupOption = new("--warmup") { Description = "Warm-up seconds before measuring (JIT, cache)", DefaultValueFactory = _ => Defaults.WarmupSeconds };
+    internal static readonly Option<int> KeysOption = new("--keys") { Description = "Distinct keys, all written before the warm-up", DefaultValueFactory = _ => Defaults.Keys };
+    internal static readonly Option<int> ValueSizeOption = new("--value-size") { Description = "Value bytes", DefaultValueFactory = _ => Defaults.ValueSize };
+    internal static readonly Option<int> LargeEveryOption = new("--large-every") { Description = "Every N-th put writes --large-size bytes (0: never)", DefaultValueFactory = _ => Defaults.LargeEvery };
+    internal static readonly Option<int> LargeSizeOption = new("--large-size") { Description = "Bytes of the occasional large value", DefaultValueFactory = _ => Defaults.LargeSize };
+    internal static readonly Option<double> ReadRatioOption = new("--read-ratio") { Description = "Share of requests that are gets (0..1)", DefaultValueFactory = _ => Defaults.ReadRatio };
+    internal static readonly Option<double> DeleteFractionOption = new("--delete-fraction") { Description = "Share of the other requests that are deletes (0..1); the rest are puts", DefaultValueFactory = _ => Defaults.DeleteFraction };
+    internal static readonly Option<string> DistributionOption = new("--distribution") { Description = "Key distribution: uniform or zipf", DefaultValueFactory = _ => "uniform" };
+    internal static readonly Option<double> ZipfThetaOption = new("--zipf-theta") { Description = "Zipf skew θ in (0, 1)", DefaultValueFactory = _ => Defaults.ZipfTheta };
+    internal static readonly Option<double> CacheFractionOption = new("--cache-fraction") { Description = "Share of the keys that fit in the cache (sets the get miss rate)", DefaultValueFactory = _ => Defaults.CacheFraction };
+    internal static readonly Option<int> ThreadsOption = new("--threads") { Description = "Load threads", DefaultValueFactory = _ => Defaults.Threads };
+    internal static readonly Option<string> ApiOption = new("--api") { Description = "Read API: zero-copy (TryGet into a reused buffer) or copy (Get returns a new array)", DefaultValueFactory = _ => "zero-copy" };
+    internal static readonly Option<int> AppAllocOption = new("--app-alloc") { Description = "Bytes of garbage the request handler allocates per request", DefaultValueFactory = _ => Defaults.AppAllocBytes };
+    internal static readonly Option<string> DurabilityOption = new("--durability") { Description = "none (process-crash safe) or fsync (group commit)", DefaultValueFactory = _ => "none" };
+    internal static readonly Option<int> SeedOption = new("--seed") { Description = "Seed for keys, values and the request sequence", DefaultValueFactory = _ => Defaults.Seed };
+    internal static readonly Option<long?> NoGcBudgetOption = new("--nogc-budget") { Description = "Bytes for the nogc mode's GC.TryStartNoGCRegion (default: sized from the warm-up)" };
+    internal static readonly Option<string?> OutOption = new("--out") { Description = "Write the results as JSON to this file" };
+    internal static readonly Option<string?> TraceOption = new("--trace") { Description = "Record an EventPipe trace from the worker's first instruction (.nettrace; with several modes, one file per mode)" };
+    internal static readonly Option<string> SamplesOption = new("--samples") { Description = "CPU sample profiler in the trace: on or off", DefaultValueFactory = _ => "on" };
+
+    public static RootCommand Create()
+    {
+        var root = new RootCommand("TailDb load test: drives the store under a GC mode chosen from runtimeconfigs/ and prints honest percentiles");
+        foreach (Option option in new Option[]
+        {
+            GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
+            ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, NoGcBudgetOption, OutOption, TraceOption, SamplesOption,
+        })
+        {
+            root.Options.Add(option);
+        }
+
+        root.SetAction(async (parseResult, cancellationToken) =>
+        {
+            HarnessOptions options = Bind(parseResult);
+            var harness = new LoadTestHarness(options, Console.Out, Console.Error, showProgress: !Console.IsErrorRedirected);
+            return (int)await harness.RunAsync(cancellationToken).ConfigureAwait(false);
+        });
+        return root;
+    }
+
+    /// <summary>Turns parsed flags into options; a value out of its set is a one-line error naming the flag.</summary>
+    public static HarnessOptions Bind(ParseResult parseResult)
+    {
+        var workload = new WorkloadOptions
+        {
+            DurationSeconds = parseResult.GetValue(DurationOption),
+            WarmupSeconds = parseResult.GetValue(WarmupOption),
+            Rate = ParseRate(parseResult.GetValue(RateOption)!),
+            Keys = parseResult.GetValue(KeysOption),
+            ValueSize = parseResult.GetValue(ValueSizeOption),
+            LargeEvery = parseResult.GetValue(LargeEveryOption),
+            LargeSize = parseResult.GetValue(LargeSizeOption),
+            ReadRatio = parseResult.GetValue(ReadRatioOption),
+            DeleteFraction = parseResult.GetValue(DeleteFractionOption),
+            Distribution = Choice(DistributionOption, parseResult.GetValue(DistributionOption)!, ("uniform", KeyDistribution.Uniform), ("zipf", KeyDistribution.Zipf)),
+            ZipfTheta = parseResult.GetValue(ZipfThetaOption),
+            CacheFraction = parseResult.GetValue(CacheFractionOption),
+            Threads = parseResult.GetValue(ThreadsOption),
+            Api = Choice(ApiOption, parseResult.GetValue(ApiOption)!, ("zero-copy", ReadApi.ZeroCopy), ("copy", ReadApi.Copy)),
+            AppAllocBytes = parseResult.GetValue(AppAllocOption),
+            Durability = Choice(DurabilityOption, parseResult.GetValue(DurabilityOption)!, ("none", Durability.None), ("fsync", Durability.Fsync)),
+            Seed = parseResult.GetValue(SeedOption),
+            NoGcBudgetBytes = parseResult.GetValue(NoGcBudgetOption),
+        };
+        if (workload.Validate() is { } problem)
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, problem);
+        }
+
+        return new HarnessOptions
+        {
+            Gc = parseResult.GetValue(GcOption)!,
+            Workload = workload,
+            OutPath = parseResult.GetValue(OutOption),
+            TracePath = parseResult.GetValue(TraceOption),
+            Samples = Choice(SamplesOption, parseResult.GetValue(SamplesOption)!, ("on", true), ("off", false)),
+        };
+    }
+
+    private static double? ParseRate(string value)
+    {
+        if (value.Equals("max", StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        if (!double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out double rate) || !(rate > 0) || double.IsInfinity(rate))
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, $"--rate must be a positive number of requests per second or 'max' (got '{value}')");
+        }
+
+        return rate;
+    }
+
+    private static T Choice<T>(Option option, string value, params (string Name, T Value)[] choices)
+    {
+        foreach (var (name, result) in choices)
+        {
+            if (name.Equals(value, StringComparison.OrdinalIgnoreCase))
+            {
+                return result;
+            }
+        }
+
+        throw new LoadTestException(ExitCode.InvalidArguments,
+            $"{option.Name} must be one of {string.Join(", ", choices.Select(c => c.Name))} (got '{value}')");
+    }
+}

@@ -1,0 +1,34 @@
+namespace TailDb.LoadTest;
+
+/// <summary>Process exit codes of the load test (harness and worker).</summary>
+public enum ExitCode
+{
+    Success = 0,
+
+    /// <summary>An unexpected exception, printed in full.</summary>
+    InternalError = 1,
+
+    /// <summary>A flag is unknown, malformed or out of range.</summary>
+    InvalidArguments = 2,
+
+    /// <summary>The GC mode is unknown, or its runtimeconfig is missing or malformed.</summary>
+    BadRuntimeConfig = 3,
+
+    /// <summary>The worker ran with a GC other than the runtimeconfig asked for.</summary>
+    GcMismatch = 4,
+
+    /// <summary>The worker process crashed, hung or reported an error.</summary>
+    WorkerFailed = 5,
+
+    /// <summary>A no-GC mode saw GCs during the measured phase.</summary>
+    NoGcRegionViolated = 6,
+
+    /// <summary>An output file (--out, --trace) cannot be written.</summary>
+    OutputFailed = 7,
+
+    /// <summary>The trace session could not be started or finished.</summary>
+    TraceFailed = 8,
+
+    /// <summary>Stopped by Ctrl-C or SIGTERM; what was measured was still printed.</summary>
+    Interrupted = 130,
+}

@@ -1,0 +1,34 @@
+using TailDb.LoadTest.Workloads;
+
+namespace TailDb.LoadTest.Harness;
+
+/// <summary>Everything the user asked of one harness run, bound from the command line.</summary>
+public sealed record HarnessOptions
+{
+    public required string Gc { get; init; }
+    public required WorkloadOptions Workload { get; init; }
+    public string? OutPath { get; init; }
+    public string? TracePath { get; init; }
+    public bool Samples { get; init; } = true;
+
+    /// <summary>Folder of named runtimeconfigs; null is the one copied next to the assembly.</summary>
+    public string? RuntimeConfigDirectory { get; init; }
+
+    /// <summary>The trace file of one mode: the given path when one mode runs, else with the mode as suffix.</summary>
+    public static string TracePathFor(string tracePath, string mode, int modeCount)
+    {
+        if (modeCount == 1)
+        {
+            return Path.GetFullPath(tracePath);
+        }
+
+        string full = Path.GetFullPath(tracePath);
+        string extension = Path.GetExtension(full);
+        if (extension.Length == 0)
+        {
+            extension = ".nettrace";
+        }
+
+        return Path.Combine(Path.GetDirectoryName(full)!, $"{Path.GetFileNameWithoutExtension(full)}.{mode}{extension}");
+    }
+}

@@ -1,0 +1,291 @@
+using System.Text.Json;
+using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.Recording;
+using TailDb.LoadTest.Reporting;
+
+namespace TailDb.LoadTest.Harness;
+
+/// <summary>
+/// The parent process: runs each GC mode's worker in turn on the identical workload, records a
+/// trace per mode if asked, checks each worker got the GC its file asked for, and reports.
+/// </summary>
+public sealed class LoadTestHarness
+{
+    private static readonly TimeSpan StopGrace = TimeSpan.FromSeconds(20);
+    private static readonly TimeSpan TraceDrain = TimeSpan.FromSeconds(60);
+
+    private readonly HarnessOptions _options;
+    private readonly TextWriter _out;
+    private readonly TextWriter _error;
+    private readonly ProgressLine? _progress;
+
+    public LoadTestHarness(HarnessOptions options, TextWriter output, TextWriter error, bool showProgress)
+    {
+        _options = options;
+        _out = output;
+        _error = error;
+        _progress = showProgress ? new ProgressLine(error) : null;
+    }
+
+    public async Task<ExitCode> RunAsync(CancellationToken cancellationToken)
+    {
+        if (_options.Workload.Validate() is { } invalid)
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, invalid);
+        }
+
+        IReadOnlyList<GcMode> modes = GcMode.Resolve(_options.Gc, _options.RuntimeConfigDirectory);
+        var tracePaths = modes.ToDictionary(
+            m => m.Name,
+            m => _options.TracePath is null ? null : HarnessOptions.TracePathFor(_options.TracePath, m.Name, modes.Count));
+        if (_options.OutPath is { } outPath)
+        {
+            EnsureWritable("--out", outPath);
+        }
+
+        foreach (string? path in tracePaths.Values)
+        {
+            if (path is not null)
+            {
+                EnsureWritable("--trace", path);
+            }
+        }
+
+        _out.WriteLine($"workload: {_options.Workload.Describe()}");
+        _out.WriteLine($"machine: {Environment.ProcessorCount} logical CPUs, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
+        _out.Flush();
+
+        var reports = new List<ModeReport>();
+        foreach (GcMode mode in modes)
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                break;
+            }
+
+            ModeReport report = await RunModeAsync(mode, tracePaths[mode.Name], cancellationToken).ConfigureAwait(false);
+            reports.Add(report);
+            if (modes.Count == 1 && report.Result is not null)
+            {
+                ReportRenderer.WriteModeDetail(_out, report);
+            }
+        }
+
+        ReportRenderer.WriteSummaryTable(_out, reports);
+        foreach (ModeReport report in reports.Where(r => r.Trace is not null))
+        {
+            _out.WriteLine($"trace {report.Mode.Name}: {report.Trace!.Describe()}");
+        }
+
+        _out.Flush();
+        if (_options.OutPath is { } jsonPath)
+        {
+            WriteJson(jsonPath, reports, cancellationToken.IsCancellationRequested);
+        }
+
+        Problem? first = null;
+        foreach (Problem problem in reports.SelectMany(r => r.Problems))
+        {
+            _error.WriteLine($"error: {problem.Message}");
+            first ??= problem;
+        }
+
+        if (cancellationToken.IsCancellationRequested)
+        {
+            _error.WriteLine("interrupted: printed what was measured before the stop");
+            return ExitCode.Interrupted;
+        }
+
+        return first?.Code ?? ExitCode.Success;
+    }
+
+    private async Task<ModeReport> RunModeAsync(GcMode mode, string? tracePath, CancellationToken cancellationToken)
+    {
+        DirectoryInfo scratch = Directory.CreateTempSubdirectory("taildb-loadtest-");
+        try
+        {
+            var spec = new WorkerSpec
+            {
+                Mode = mode.Name,
+                RuntimeConfig = mode.RuntimeConfigPath,
+                Workload = _options.Workload,
+                StoreDirectory = Path.Combine(scratch.FullName, "store"),
+                ResultPath = Path.Combine(scratch.FullName, "result.json"),
+                Progress = _progress is not null,
+            };
+            string specPath = Path.Combine(scratch.FullName, "spec.json");
+            await File.WriteAllTextAsync(specPath, JsonSerializer.Serialize(spec, WorkerResult.Json), CancellationToken.None).ConfigureAwait(false);
+
+            _progress?.Show($"{mode.Name}: starting");
+            using var worker = WorkerProcess.Start(
+                WorkerLaunch.Create(mode, specPath, suspendForTrace: tracePath is not null),
+                _progress is null ? null : p => _progress.Show(mode.Name, p, _options.Workload.DurationSeconds),
+                _progress is null ? null : phase => _progress.Show($"{mode.Name}: {phase}"));
+            try
+            {
+                return await SuperviseAsync(mode, worker, spec, tracePath, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                _progress?.Clear();
+            }
+        }
+        finally
+        {
+            try
+            {
+                scratch.Delete(recursive: true);
+            }
+            catch (IOException)
+            {
+                // A store file still open by a worker that is being killed; the OS temp cleaner gets it.
+            }
+        }
+    }
+
+    private async Task<ModeReport> SuperviseAsync(GcMode mode, WorkerProcess worker, WorkerSpec spec, string? tracePath, CancellationToken cancellationToken)
+    {
+        EventPipeRecorder? recorder = null;
+        try
+        {
+            if (tracePath is not null)
+            {
+                recorder = await StartRecorderAsync(mode, worker, tracePath, cancellationToken).ConfigureAwait(false);
+                if (recorder is null)
+                {
+                    return Failed(mode, ExitCode.WorkerFailed, $"mode '{mode.Name}': worker exited before tracing could start (exit code {worker.ExitCode}): {worker.ErrorSummary() ?? "no output"}");
+                }
+            }
+
+            WorkloadLimits(spec, out TimeSpan limit);
+            Task finished = await Task.WhenAny(worker.Done, worker.Exited, Task.Delay(limit, cancellationToken)).ConfigureAwait(false);
+            if (cancellationToken.IsCancellationRequested && !worker.Done.IsCompleted)
+            {
+                // Ctrl-C: ask the worker to cut the measured phase short and report what it has.
+                worker.CloseInput();
+                finished = await Task.WhenAny(worker.Done, worker.Exited, Task.Delay(StopGrace, CancellationToken.None)).ConfigureAwait(false);
+            }
+
+            if (!worker.Done.IsCompleted)
+            {
+                string message = worker.HasExited
+                    ? $"mode '{mode.Name}': worker exited with code {worker.ExitCode}: {worker.ErrorSummary() ?? "no output"}"
+                    : $"mode '{mode.Name}': worker did not finish within {limit.TotalSeconds:0} s";
+                worker.Kill();
+                return Failed(mode, ExitCode.WorkerFailed, message);
+            }
+
+            TraceSummary? trace = null;
+            if (recorder is not null)
+            {
+                await recorder.StopAsync(TraceDrain).ConfigureAwait(false);
+                await recorder.DisposeAsync().ConfigureAwait(false);
+                recorder = null;
+            }
+
+            worker.CloseInput();
+            if (!await worker.WaitForExitAsync(StopGrace).ConfigureAwait(false))
+            {
+                worker.Kill();
+            }
+
+            WorkerResult result = JsonSerializer.Deserialize<WorkerResult>(await File.ReadAllTextAsync(spec.ResultPath, CancellationToken.None).ConfigureAwait(false), WorkerResult.Json)
+                ?? throw new LoadTestException(ExitCode.WorkerFailed, $"mode '{mode.Name}': worker wrote an empty result");
+            var problems = ModeVerifier.Verify(mode, result).ToList();
+            if (tracePath is not null)
+            {
+                try
+                {
+                    trace = TraceSummary.Read(tracePath);
+                }
+                catch (Exception e) when (e is not OutOfMemoryException)
+                {
+                    problems.Add(new Problem(ExitCode.TraceFailed, $"mode '{mode.Name}': trace {tracePath} cannot be read back: {e.Message}"));
+                }
+            }
+
+            return new ModeReport(mode, result, trace, problems);
+        }
+        finally
+        {
+            if (recorder is not null)
+            {
+                await recorder.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    private async Task<EventPipeRecorder?> StartRecorderAsync(GcMode mode, WorkerProcess worker, string tracePath, CancellationToken cancellationToken)
+    {
+        using var giveUp = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        Task<EventPipeRecorder> starting = EventPipeRecorder.StartAsync(
+            worker.Id, tracePath, RecordingProviders.Create(_options.Samples), resumeRuntime: true, cancellationToken: giveUp.Token);
+        if (await Task.WhenAny(starting, worker.Exited).ConfigureAwait(false) != starting)
+        {
+            // The runtime never got far enough to open its diagnostic port (a bad runtimeconfig, say).
+            await giveUp.CancelAsync().ConfigureAwait(false);
+            try
+            {
+                await (await starting.ConfigureAwait(false)).DisposeAsync().ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is OperationCanceledException or TimeoutException or IOException or InvalidOperationException)
+            {
+            }
+
+            return null;
+        }
+
+        try
+        {
+            return await starting.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException and not OperationCanceledException)
+        {
+            throw new LoadTestException(ExitCode.TraceFailed, $"--trace: cannot start the EventPipe session for mode '{mode.Name}': {e.Message}", e);
+        }
+    }
+
+    private static void WorkloadLimits(WorkerSpec spec, out TimeSpan limit)
+    {
+        // Generous: filling the store, JIT under a trace and a saturated shared machine all take time.
+        double populate = spec.Workload.Keys / 20_000.0;
+        limit = TimeSpan.FromSeconds(120 + populate + (3 * (spec.Workload.WarmupSeconds + spec.Workload.DurationSeconds)));
+    }
+
+    private static ModeReport Failed(GcMode mode, ExitCode code, string message) =>
+        new(mode, null, null, [new Problem(code, message)]);
+
+    private static void EnsureWritable(string flag, string path)
+    {
+        try
+        {
+            string full = Path.GetFullPath(path);
+            using (new FileStream(full, FileMode.Create, FileAccess.Write, FileShare.ReadWrite))
+            {
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            throw new LoadTestException(ExitCode.OutputFailed, $"{flag}: cannot write {path}: {e.Message}");
+        }
+    }
+
+    private void WriteJson(string path, IReadOnlyList<ModeReport> reports, bool interrupted)
+    {
+        var document = new RunReport
+        {
+            Machine = new MachineInfo(Environment.ProcessorCount, System.Runtime.InteropServices.RuntimeInformation.OSDescription, Environment.Version.ToString()),
+            Workload = _options.Workload,
+            Interrupted = interrupted,
+            Modes = reports.Select(r => new ModeEntry(r.Mode.Name, r.Mode.RuntimeConfigPath, r.Result, r.Trace, r.Problems.Select(p => p.Message).ToList())).ToList(),
+        };
+        try
+        {
+            File.WriteAllText(path, JsonSerializer.Serialize(document, WorkerResult.Json));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw new LoadTestException(ExitCode.OutputFailed, $"--out: cannot write {path}: {e.Message}");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.Recording;
+using TailDb.LoadTest.Reporting;
+
+namespace TailDb.LoadTest.Harness;
+
+/// <summary>A problem found with one mode's run; the run's exit code is the first problem's.</summary>
+public sealed record Problem(ExitCode Code, string Message);
+
+/// <summary>One GC mode's outcome: its result (null when the worker failed), trace and problems.</summary>
+public sealed record ModeReport(GcMode Mode, WorkerResult? Result, TraceSummary? Trace, IReadOnlyList<Problem> Problems);

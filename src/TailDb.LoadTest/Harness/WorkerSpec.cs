@@ -1,0 +1,16 @@
+using TailDb.LoadTest.Workloads;
+
+namespace TailDb.LoadTest.Harness;
+
+/// <summary>What the harness asks one worker to do; written as JSON, its path passed on the command line.</summary>
+public sealed record WorkerSpec
+{
+    public required string Mode { get; init; }
+    public required string RuntimeConfig { get; init; }
+    public required WorkloadOptions Workload { get; init; }
+    public required string StoreDirectory { get; init; }
+    public required string ResultPath { get; init; }
+
+    /// <summary>Whether to print progress lines on stdout (the harness shows them on a terminal).</summary>
+    public bool Progress { get; init; }
+}

@@ -1,0 +1,42 @@
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.EventPipe;
+
+namespace TailDb.LoadTest.Recording;
+
+/// <summary>
+/// What a recorded trace holds, counted in one streaming pass (no TraceLog/ETLX conversion, no
+/// payload parsing): enough to tell the user the trace is usable and whether events were lost.
+/// </summary>
+public sealed record TraceSummary(string Path, long Bytes, long Events, int EventsLost, long RequestStarts, long RequestStops, long GcStarts, long Samples)
+{
+    public static TraceSummary Read(string path)
+    {
+        long events = 0, starts = 0, stops = 0, gcs = 0, samples = 0;
+        using var source = new EventPipeEventSource(path);
+        source.AllEvents += _ => events++;
+        source.Clr.GCStart += _ => gcs++;
+        new SampleProfilerTraceEventParser(source).ThreadSample += _ => samples++;
+        // TailDb's events are described by the metadata EventPipe writes, which the dynamic parser reads.
+        source.Dynamic.All += e =>
+        {
+            if (e.ProviderName == RecordingProviders.TailDb)
+            {
+                if (e.Opcode == TraceEventOpcode.Start)
+                {
+                    starts++;
+                }
+                else if (e.Opcode == TraceEventOpcode.Stop)
+                {
+                    stops++;
+                }
+            }
+        };
+        source.Process();
+        return new TraceSummary(path, new FileInfo(path).Length, events, source.EventsLost, starts, stops, gcs, samples);
+    }
+
+    public string Describe() =>
+        $"{Path}: {Bytes / 1048576.0:0.0} MiB, {Events:N0} events, {EventsLost:N0} lost; " +
+        $"{RequestStarts:N0} TailDb starts / {RequestStops:N0} stops, {GcStarts:N0} GCs, {Samples:N0} CPU samples";
+}

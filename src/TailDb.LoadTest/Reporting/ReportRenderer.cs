@@ -1,0 +1,121 @@
+using System.Globalization;
+using System.Text;
+using TailDb.LoadTest.Harness;
+using TailDb.LoadTest.Measurement;
+
+namespace TailDb.LoadTest.Reporting;
+
+/// <summary>Plain-text tables for the terminal. Latencies in milliseconds.</summary>
+public static class ReportRenderer
+{
+    private static readonly string[] SummaryHeader = ["mode", "throughput/s", "p50", "p99", "p99.9", "p99.99", "max", "p99 uncorr.", "GCs g0/g1/g2", "GC pause"];
+    private static readonly string[] DetailHeader = ["kind", "", "count", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
+
+    public static void WriteSummaryTable(TextWriter output, IReadOnlyList<ModeReport> reports)
+    {
+        var rows = new List<string[]>
+        {
+            SummaryHeader,
+        };
+        foreach (ModeReport report in reports)
+        {
+            if (report.Result is not { } r)
+            {
+                rows.Add([report.Mode.Name, "failed", "", "", "", "", "", "", "", ""]);
+                continue;
+            }
+
+            LatencySummary c = r.Overall.Corrected;
+            GcActivity gc = r.GcDuringMeasurement;
+            rows.Add(
+            [
+                report.Mode.Name + (report.Problems.Count > 0 ? " (!)" : "") + (r.Interrupted ? " (cut)" : ""),
+                r.Throughput.ToString("N0", CultureInfo.InvariantCulture),
+                Milliseconds(c.P50),
+                Milliseconds(c.P99),
+                Milliseconds(c.P999),
+                Milliseconds(c.P9999),
+                Milliseconds(c.Max),
+                Milliseconds(r.Overall.Uncorrected.P99),
+                string.Create(CultureInfo.InvariantCulture, $"{gc.Gen0}/{gc.Gen1}/{gc.Gen2}"),
+                string.Create(CultureInfo.InvariantCulture, $"{gc.PauseMilliseconds:0.0} ms"),
+            ]);
+        }
+
+        output.WriteLine();
+        output.WriteLine("latency in ms, from each request's intended start (coordinated-omission corrected) unless marked uncorr.; GCs and pause during the measured phase");
+        WriteTable(output, rows);
+        if (reports.Any(r => r.Result is { Workload.Rate: null }))
+        {
+            output.WriteLine("note: closed loop (--rate max): no request schedule, so corrected and uncorrected latencies are the same figure");
+        }
+
+        foreach (ModeReport report in reports.Where(r => r.Result is { Backlog: > 0 }))
+        {
+            output.WriteLine($"note: {report.Mode.Name} fell behind the rate: {report.Result!.Backlog:N0} scheduled requests were never sent before the end");
+        }
+    }
+
+    public static void WriteModeDetail(TextWriter output, ModeReport report)
+    {
+        WorkerResult r = report.Result!;
+        output.WriteLine();
+        output.WriteLine($"mode {report.Mode.Name} ({report.Mode.RuntimeConfigPath}): {r.Gc.Describe()}");
+        string corrupt = r.CorruptReads > 0 ? $"; {r.CorruptReads} CORRUPT reads" : "";
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"{r.Operations:N0} requests in {r.MeasuredSeconds:0.00} s = {r.Throughput:N0}/s; allocated {r.GcDuringMeasurement.AllocatedBytes / 1048576.0:N1} MiB; GC pause {r.GcDuringMeasurement.PauseMilliseconds:0.0} ms{corrupt}"));
+        if (r.NoGcRegion is { } region)
+        {
+            output.WriteLine($"no-GC region: budget {region.BudgetBytes / 1048576.0:N0} MiB ({(region.BudgetFromWorkload ? "sized from warm-up" : "--nogc-budget")}), " +
+                (region.Started ? region.ActiveAtEnd ? "held to the end" : "ENDED EARLY" : "not started: " + region.Error));
+        }
+
+        var rows = new List<string[]> { DetailHeader };
+        foreach (KindLatency kind in r.Kinds.Append(r.Overall))
+        {
+            rows.Add(Row(kind.Kind, "corrected", kind.Corrected));
+            rows.Add(Row("", "uncorrected", kind.Uncorrected));
+        }
+
+        WriteTable(output, rows);
+    }
+
+    public static string Milliseconds(long nanoseconds)
+    {
+        double ms = nanoseconds / 1e6;
+        return ms switch
+        {
+            < 10 => ms.ToString("0.000", CultureInfo.InvariantCulture),
+            < 1000 => ms.ToString("0.0", CultureInfo.InvariantCulture),
+            _ => ms.ToString("N0", CultureInfo.InvariantCulture),
+        };
+    }
+
+    private static string[] Row(string kind, string which, LatencySummary s) =>
+    [
+        kind, which, s.Count.ToString("N0", CultureInfo.InvariantCulture),
+        Milliseconds(s.P50), Milliseconds(s.P90), Milliseconds(s.P99), Milliseconds(s.P999), Milliseconds(s.P9999), Milliseconds(s.Max),
+    ];
+
+    private static void WriteTable(TextWriter output, List<string[]> rows)
+    {
+        int columns = rows[0].Length;
+        var widths = Enumerable.Range(0, columns).Select(c => rows.Max(r => r[c].Length)).ToArray();
+        for (int i = 0; i < rows.Count; i++)
+        {
+            var line = new StringBuilder();
+            for (int c = 0; c < columns; c++)
+            {
+                // First column left-aligned (names), the rest right-aligned (numbers).
+                line.Append(c == 0 ? rows[i][c].PadRight(widths[c]) : rows[i][c].PadLeft(widths[c]));
+                line.Append(c == columns - 1 ? "" : " | ");
+            }
+
+            output.WriteLine(line.ToString().TrimEnd());
+            if (i == 0)
+            {
+                output.WriteLine(string.Join("-|-", widths.Select(w => new string('-', w))));
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.Measurement;
+using TailDb.LoadTest.Workloads;
+
+namespace TailDb.LoadTest.Reporting;
+
+/// <summary>Latency of one op kind (or all), corrected for coordinated omission and not.</summary>
+public sealed record KindLatency(string Kind, LatencySummary Corrected, LatencySummary Uncorrected);
+
+/// <summary>GC activity during the measured phase only. Counts are per condemned generation
+/// (a gen2 GC is not also counted as gen0/gen1, unlike GC.CollectionCount).</summary>
+public sealed record GcActivity(int Gen0, int Gen1, int Gen2, double PauseMilliseconds, long AllocatedBytes)
+{
+    public int Total => Gen0 + Gen1 + Gen2;
+}
+
+/// <summary>What a no-GC-region mode did: the budget, whether the region held, by how much it was short.</summary>
+public sealed record NoGcRegionOutcome(long BudgetBytes, bool BudgetFromWorkload, bool Started, bool ActiveAtEnd, string? Error);
+
+/// <summary>What a worker measured, sent to the harness as JSON in a file.</summary>
+public sealed record WorkerResult
+{
+    public required string Mode { get; init; }
+    public required string RuntimeConfig { get; init; }
+    public required GcObservation Gc { get; init; }
+    public required WorkloadOptions Workload { get; init; }
+    public required double MeasuredSeconds { get; init; }
+    public required long Operations { get; init; }
+    public required double Throughput { get; init; }
+
+    /// <summary>Open loop: requests due before the end that were never sent because the store fell behind.</summary>
+    public required long Backlog { get; init; }
+    public required long CorruptReads { get; init; }
+    public required bool Interrupted { get; init; }
+    public required KindLatency Overall { get; init; }
+    public required IReadOnlyList<KindLatency> Kinds { get; init; }
+    public required GcActivity GcDuringMeasurement { get; init; }
+    public NoGcRegionOutcome? NoGcRegion { get; init; }
+
+    public static readonly JsonSerializerOptions Json = new()
+    {
+        WriteIndented = true,
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+        Converters = { new JsonStringEnumConverter(JsonNamingPolicy.KebabCaseLower) },
+        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
+    };
+}

@@ -1,0 +1,90 @@
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using TailDb.LoadTest.Measurement;
+
+namespace TailDb.LoadTest.Workloads;
+
+/// <summary>
+/// Sends one request to the store the way a request handler would, including the garbage such a
+/// handler allocates (<see cref="WorkloadOptions.AppAllocBytes"/>). One per thread.
+/// </summary>
+public sealed class RequestExecutor
+{
+    // A handler's garbage lives until its response is written; keeping the last few requests'
+    // garbage reachable makes some of it survive a gen0 GC, as in-flight requests' objects do.
+    private const int InFlight = 64;
+    private const int ChunkBytes = 1024;
+
+    private readonly TailDbStore _store;
+    private readonly WorkloadPlan _plan;
+    private readonly WorkloadOptions _options;
+    private readonly ArrayBufferWriter<byte> _buffer;
+    private readonly object?[] _inFlight = new object?[InFlight];
+    private int _inFlightNext;
+
+    public RequestExecutor(TailDbStore store, WorkloadPlan plan, WorkloadOptions options)
+    {
+        _store = store;
+        _plan = plan;
+        _options = options;
+        _buffer = new ArrayBufferWriter<byte>(Math.Max(options.MaxValueBytes, 1));
+    }
+
+    /// <summary>Corrupt reads seen; the store reports them and the load test counts them.</summary>
+    public long Corrupt { get; private set; }
+
+    public OpKind Execute(in Operation operation)
+    {
+        AllocateLikeAHandler();
+        byte[] key = _plan.Keys[operation.Key];
+        switch (operation.Type)
+        {
+            case OperationType.Read when _options.Api == ReadApi.ZeroCopy:
+                _buffer.ResetWrittenCount();
+                ReadStatus status = _store.TryGet(key, _buffer);
+                if (status == ReadStatus.Corrupt)
+                {
+                    Corrupt++;
+                }
+
+                return status switch
+                {
+                    ReadStatus.Hit => OpKind.GetHit,
+                    ReadStatus.NotFound => OpKind.GetNotFound,
+                    _ => OpKind.GetMiss,
+                };
+            case OperationType.Read:
+                return _store.Get(key) is null ? OpKind.GetNotFound : OpKind.GetFound;
+            case OperationType.Write:
+                _store.Put(key, _plan.Values.AsSpan(0, operation.Large ? _options.LargeSize : _options.ValueSize));
+                return OpKind.Put;
+            default:
+                _store.Delete(key);
+                return OpKind.Delete;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void AllocateLikeAHandler()
+    {
+        int remaining = _options.AppAllocBytes;
+        if (remaining == 0)
+        {
+            return;
+        }
+
+        // Chunks linked into a list, so the garbage is a graph the GC must trace, not one array.
+        object? head = null;
+        while (remaining > 0)
+        {
+            int size = Math.Min(ChunkBytes, remaining);
+            var chunk = new object?[Math.Max(1, size / IntPtr.Size - 4)];
+            chunk[0] = head;
+            head = chunk;
+            remaining -= size;
+        }
+
+        _inFlight[_inFlightNext] = head;
+        _inFlightNext = (_inFlightNext + 1) % InFlight;
+    }
+}

@@ -1,0 +1,174 @@
+using System.Globalization;
+using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.Harness;
+using TailDb.LoadTest.Measurement;
+using TailDb.LoadTest.Reporting;
+
+namespace TailDb.LoadTest.Workloads;
+
+/// <summary>
+/// The worker process's whole life under one GC mode: open and fill the store, warm up, (no-GC
+/// region), measure, and describe what happened. Runs in the child, never in the harness.
+/// </summary>
+public sealed class WorkerSession
+{
+    private static readonly OpKind[] AllKinds = Enum.GetValues<OpKind>();
+
+    private readonly WorkerSpec _spec;
+    private readonly TextWriter _progress;
+
+    public WorkerSession(WorkerSpec spec, TextWriter progress)
+    {
+        _spec = spec;
+        _progress = progress;
+    }
+
+    public WorkerResult Run(CancellationToken cancellationToken)
+    {
+        WorkloadOptions workload = _spec.Workload;
+        GcObservation gc = GcObservation.Current();
+        WorkloadPlan plan = WorkloadPlan.Create(workload);
+
+        Phase($"filling the store with {workload.Keys:N0} keys");
+        Populate(plan, workload);
+        using TailDbStore store = TailDbStore.Open(StoreOptions(workload, workload.Durability));
+        Phase("filling the cache");
+        FillCache(store, plan);
+        var runner = new WorkloadRunner(store, plan, workload);
+
+        Phase($"warming up for {workload.WarmupSeconds:0.#} s");
+        long allocatedBeforeWarmup = GC.GetTotalAllocatedBytes(precise: true);
+        PhaseOutcome warmup = workload.WarmupSeconds > 0 && !cancellationToken.IsCancellationRequested
+            ? runner.Run(TimeSpan.FromSeconds(workload.WarmupSeconds), cancellationToken)
+            : new PhaseOutcome(TimeSpan.Zero, 0, 0, false);
+        long warmupAllocated = GC.GetTotalAllocatedBytes(precise: true) - allocatedBeforeWarmup;
+
+        NoGcRegionOutcome? noGc = null;
+        if (NoGcRegion.RequestedByRuntimeConfig())
+        {
+            bool fromWorkload = workload.NoGcBudgetBytes is null;
+            long budget = workload.NoGcBudgetBytes ?? NoGcRegion.EstimateBudget(workload, warmupAllocated, warmup.Operations, warmup.Elapsed);
+            noGc = NoGcRegion.Start(budget, fromWorkload);
+        }
+
+        int gen0 = GC.CollectionCount(0), gen1 = GC.CollectionCount(1), gen2 = GC.CollectionCount(2);
+        TimeSpan pause = GC.GetTotalPauseDuration();
+        long allocated = GC.GetTotalAllocatedBytes(precise: true);
+
+        Phase("measuring");
+        var scratch = _spec.Progress ? new LatencyHistogram() : null;
+        PhaseOutcome measured = runner.Run(
+            TimeSpan.FromSeconds(workload.DurationSeconds),
+            cancellationToken,
+            scratch is null ? null : elapsed => ReportProgress(runner, scratch, elapsed));
+
+        int d0 = GC.CollectionCount(0) - gen0, d1 = GC.CollectionCount(1) - gen1, d2 = GC.CollectionCount(2) - gen2;
+        var activity = new GcActivity(
+            d0 - d1,
+            d1 - d2,
+            d2,
+            (GC.GetTotalPauseDuration() - pause).TotalMilliseconds,
+            GC.GetTotalAllocatedBytes(precise: true) - allocated);
+        if (noGc is not null)
+        {
+            noGc = NoGcRegion.End(noGc);
+        }
+
+        return new WorkerResult
+        {
+            Mode = _spec.Mode,
+            RuntimeConfig = _spec.RuntimeConfig,
+            Gc = gc,
+            Workload = workload,
+            MeasuredSeconds = measured.Elapsed.TotalSeconds,
+            Operations = measured.Operations,
+            Throughput = measured.Elapsed > TimeSpan.Zero ? measured.Operations / measured.Elapsed.TotalSeconds : 0,
+            Backlog = measured.Backlog,
+            CorruptReads = runner.Corrupt,
+            Interrupted = measured.Interrupted,
+            Overall = Summarize("all", runner.Recorders, AllKinds),
+            Kinds = AllKinds
+                .Select(kind => Summarize(OpKinds.Label(kind), runner.Recorders, [kind]))
+                .Where(k => k.Corrected.Count > 0)
+                .ToList(),
+            GcDuringMeasurement = activity,
+            NoGcRegion = noGc,
+        };
+    }
+
+    private void Phase(string what)
+    {
+        if (_spec.Progress)
+        {
+            _progress.WriteLine(WorkerProtocol.PhasePrefix + what);
+            _progress.Flush();
+        }
+    }
+
+    private void Populate(WorkloadPlan plan, WorkloadOptions workload)
+    {
+        // Filling the store is set-up, not load: without fsync even when the run uses it
+        // (one fsync per key would take minutes), then reopened with the run's durability.
+        using TailDbStore store = TailDbStore.Open(StoreOptions(workload, Durability.None));
+        ReadOnlySpan<byte> value = plan.Values.AsSpan(0, workload.ValueSize);
+        foreach (byte[] key in plan.Keys)
+        {
+            store.Put(key, value);
+        }
+    }
+
+    // Reopening starts with an empty cache, and a short warm-up touches only a few keys: read every
+    // key once so --cache-fraction, not the warm-up's length, sets the miss rate.
+    private static void FillCache(TailDbStore store, WorkloadPlan plan)
+    {
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>();
+        foreach (byte[] key in plan.Keys)
+        {
+            buffer.ResetWrittenCount();
+            store.TryGet(key, buffer);
+        }
+    }
+
+    private TailDbOptions StoreOptions(WorkloadOptions workload, Durability durability) => new()
+    {
+        Directory = _spec.StoreDirectory,
+        CacheCapacityBytes = workload.CacheCapacityBytes,
+        ExpectedKeyCount = workload.Keys,
+        MaxValueBytes = Math.Max(1 << 20, workload.MaxValueBytes),
+        Durability = durability,
+    };
+
+    private static KindLatency Summarize(string label, IReadOnlyList<ThreadRecorder> recorders, OpKind[] kinds)
+    {
+        var corrected = new LatencyHistogram();
+        var uncorrected = new LatencyHistogram();
+        foreach (var recorder in recorders)
+        {
+            foreach (var kind in kinds)
+            {
+                corrected.Add(recorder.Corrected(kind));
+                uncorrected.Add(recorder.Uncorrected(kind));
+            }
+        }
+
+        return new KindLatency(label, LatencySummary.From(corrected), LatencySummary.From(uncorrected));
+    }
+
+    // Reads the other threads' histograms without locking: a progress line may be off by a few
+    // requests, the final figures are taken after the threads have finished.
+    private void ReportProgress(WorkloadRunner runner, LatencyHistogram scratch, TimeSpan elapsed)
+    {
+        scratch.Clear();
+        foreach (var recorder in runner.Recorders)
+        {
+            foreach (var kind in AllKinds)
+            {
+                scratch.Add(recorder.Corrected(kind));
+            }
+        }
+
+        _progress.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"{WorkerProtocol.ProgressPrefix}{elapsed.TotalSeconds:F1} {runner.Operations} {scratch.ValueAtPercentile(99)}"));
+        _progress.Flush();
+    }
+}

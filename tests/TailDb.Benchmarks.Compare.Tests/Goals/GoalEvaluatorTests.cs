@@ -1,0 +1,63 @@
+using TailDb.Benchmarks.Compare.Goals;
+using TailDb.Benchmarks.Compare.Reporting;
+using TailDb.Benchmarks.Compare.Results;
+
+namespace TailDb.Benchmarks.Compare.Tests.Goals;
+
+public sealed class GoalEvaluatorTests
+{
+    private static BenchmarkResult Run(string id, double median, long allocated = 0) =>
+        new(id, id, [median * 0.9, median, median * 1.1], allocated);
+
+    [Fact]
+    public void TimeGoalDividesSubjectMedianByReferenceMedian()
+    {
+        var goal = new Goal("hit", "S", "R", GoalKind.TimeAtMost, 1.3);
+
+        var met = Assert.Single(GoalEvaluator.Evaluate([goal], [Run("S", 52), Run("R", 40)]));
+        var missed = Assert.Single(GoalEvaluator.Evaluate([goal], [Run("S", 60), Run("R", 40)]));
+
+        Assert.Equal(1.3, met.Value!.Value, 9);
+        Assert.Equal(GoalStatus.Met, met.Status);
+        Assert.Equal(1.5, missed.Value!.Value, 9);
+        Assert.Equal(GoalStatus.Missed, missed.Status);
+    }
+
+    [Fact]
+    public void SpeedupGoalDividesReferenceMedianBySubjectMedian()
+    {
+        var goal = new Goal("reopen", "Hints", "Scan", GoalKind.SpeedupAtLeast, 5);
+
+        var result = Assert.Single(GoalEvaluator.Evaluate([goal], [Run("Hints", 100), Run("Scan", 450)]));
+
+        Assert.Equal(4.5, result.Value!.Value, 9);
+        Assert.Equal(GoalStatus.Missed, result.Status);
+    }
+
+    [Fact]
+    public void AllocationGoalReadsBytesPerOperation()
+    {
+        var goal = new Goal("zero", "S", null, GoalKind.AllocatedAtMost, 0);
+
+        Assert.Equal(GoalStatus.Met, GoalEvaluator.Evaluate([goal], [Run("S", 1, allocated: 0)])[0].Status);
+        Assert.Equal(GoalStatus.Missed, GoalEvaluator.Evaluate([goal], [Run("S", 1, allocated: 24)])[0].Status);
+    }
+
+    [Fact]
+    public void GoalWhoseBenchmarkDidNotRunIsNotMeasuredRatherThanMissed()
+    {
+        var goal = new Goal("analyzer", "Pipeline", "TraceLog", GoalKind.SpeedupAtLeast, 2);
+
+        var result = Assert.Single(GoalEvaluator.Evaluate([goal], [Run("TraceLog", 10)]));
+
+        Assert.Equal(GoalStatus.NotMeasured, result.Status);
+        Assert.Contains("| analyzer | - | >= 2.00x | not measured |", GoalTable.Render([result]), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EveryTailDbGoalNamesBenchmarksOfTheSuite()
+    {
+        Assert.All(TailDbGoals.All, g => Assert.StartsWith("TailDb.Benchmarks.", g.Subject, StringComparison.Ordinal));
+        Assert.Contains(TailDbGoals.All, g => g.Kind == GoalKind.AllocatedAtMost && g.Target == 0);
+    }
+}

@@ -1,0 +1,139 @@
+using TailDb.Benchmarks.Compare.Results;
+
+namespace TailDb.Benchmarks.Compare.Tests.Results;
+
+public sealed class BdnJsonReaderTests
+{
+    // The shape BenchmarkDotNet 0.14's JsonExporter.Full writes (trimmed), including a bare NaN.
+    internal const string FullJson = """
+        {
+          "Title": "TailDb.Benchmarks.GetHitBenchmarks-20261122-030000",
+          "Benchmarks": [
+            {
+              "DisplayInfo": "GetHitBenchmarks.TryGet: Quick(IterationCount=10)",
+              "Namespace": "TailDb.Benchmarks.Gets",
+              "Type": "GetHitBenchmarks",
+              "Method": "TryGet",
+              "MethodTitle": "TryGet",
+              "Parameters": "Events=False&Writers=8",
+              "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)",
+              "Statistics": { "Mean": 55.0, "StandardError": NaN },
+              "Memory": { "Gen0Collections": 0, "TotalOperations": 4000, "BytesAllocatedPerOperation": 24 },
+              "Measurements": [
+                { "IterationMode": "Overhead", "IterationStage": "Actual", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 1000, "Nanoseconds": 1000 },
+                { "IterationMode": "Workload", "IterationStage": "Warmup", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 1000, "Nanoseconds": 99000 },
+                { "IterationMode": "Workload", "IterationStage": "Actual", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 1000, "Nanoseconds": 51000 },
+                { "IterationMode": "Workload", "IterationStage": "Actual", "LaunchIndex": 1, "IterationIndex": 2, "Operations": 1000, "Nanoseconds": 61000 },
+                { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 1, "IterationIndex": 1, "Operations": 1000, "Nanoseconds": 50000 },
+                { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 1, "IterationIndex": 2, "Operations": 2000, "Nanoseconds": 120000 }
+              ]
+            },
+            {
+              "Type": "PutBenchmarks",
+              "Method": "RawAppend",
+              "Parameters": "",
+              "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend",
+              "Measurements": [
+                { "IterationMode": "Workload", "IterationStage": "Actual", "Operations": 4, "Nanoseconds": 400 }
+              ]
+            }
+          ]
+        }
+        """;
+
+    [Fact]
+    public void ReadsResultStageMeasurementsPerOperationAndAllocatedBytes()
+    {
+        var results = BdnJsonReader.Parse(FullJson);
+
+        var tryGet = results[0];
+        Assert.Equal("TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", tryGet.Id);
+        Assert.Equal("GetHitBenchmarks.TryGet(Events=False, Writers=8)", tryGet.DisplayName);
+        Assert.Equal([50.0, 60.0], tryGet.NanosecondsPerOperation);
+        Assert.Equal(24, tryGet.AllocatedBytesPerOperation);
+    }
+
+    [Fact]
+    public void FallsBackToActualStageWhenNoResultStageWasExported()
+    {
+        var raw = BdnJsonReader.Parse(FullJson)[1];
+
+        Assert.Equal([100.0], raw.NanosecondsPerOperation);
+        Assert.Null(raw.AllocatedBytesPerOperation);
+        Assert.Equal("PutBenchmarks.RawAppend", raw.DisplayName);
+    }
+
+    [Fact]
+    public void BriefJsonWithoutMeasurementsIsRejectedNamingTheFullExporter()
+    {
+        const string brief = """{ "Benchmarks": [ { "FullName": "A.B", "Statistics": { "Mean": 1 } } ] }""";
+        var path = Path.Combine(Path.GetTempPath(), $"taildb-brief-{Guid.NewGuid():N}.json");
+        File.WriteAllText(path, brief);
+        try
+        {
+            var e = Assert.Throws<CompareException>(() => BdnJsonReader.ReadFile(path));
+            Assert.Contains("JsonExporter.Full", e.Message, StringComparison.Ordinal);
+            Assert.Contains(path, e.Message, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
+    public void MissingPathIsAOneLineError()
+    {
+        var e = Assert.Throws<CompareException>(() => BdnJsonReader.ReadAll(["/nonexistent/taildb-results"]));
+        Assert.Equal("/nonexistent/taildb-results: no such file or directory", e.Message);
+    }
+
+    [Fact]
+    public void DirectoryReadsEveryFullReportInside()
+    {
+        var dir = Directory.CreateTempSubdirectory("taildb-results-");
+        try
+        {
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-full.json"), FullJson);
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-brief.json"), "not even json");
+
+            Assert.Equal(2, BdnJsonReader.ReadAll([dir.FullName]).Count);
+        }
+        finally
+        {
+            dir.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void BaselinesMapBesideTheReportsNamesEachBenchmarksRawBaseline()
+    {
+        var dir = Directory.CreateTempSubdirectory("taildb-results-");
+        try
+        {
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-full.json"), FullJson);
+            File.WriteAllText(Path.Combine(dir.FullName, "A-report-baselines.json"), """
+                { "Benchmarks": [
+                  { "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" },
+                  { "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" } ] }
+                """);
+
+            var results = BdnJsonReader.ReadAll([dir.FullName]);
+
+            Assert.Equal("TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", results[0].BaselineId);
+            Assert.False(results[0].IsBaseline);
+            Assert.True(results[1].IsBaseline);
+        }
+        finally
+        {
+            dir.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void NonFiniteTokensAreQuotedOnlyWhereTheyAreValues()
+    {
+        Assert.Equal("""{"a":"NaN","b":["-Infinity", 1],"c":"NaN text"}""",
+            BdnJsonReader.QuoteNonFiniteNumbers("""{"a":NaN,"b":[-Infinity, 1],"c":"NaN text"}"""));
+    }
+}

@@ -1,0 +1,26 @@
+namespace TailDb.Benchmarks.Compare.Goals;
+
+/// <summary>
+/// One of the numbers that define "good" (DESIGN.md §5, issue 5), measured as a ratio of two
+/// benchmarks' median times from the same run, or as bytes allocated per operation.
+/// </summary>
+/// <param name="Name">What the goal is about, as the report prints it.</param>
+/// <param name="Subject">FullName of the benchmark the goal is about.</param>
+/// <param name="Reference">FullName of the benchmark it is compared with (null for an allocation goal).</param>
+/// <param name="Kind">How the ratio is formed and judged.</param>
+/// <param name="Target">The bound: a maximum for <see cref="GoalKind.TimeAtMost"/> and
+/// <see cref="GoalKind.AllocatedAtMost"/>, a minimum for <see cref="GoalKind.SpeedupAtLeast"/>.</param>
+public sealed record Goal(string Name, string Subject, string? Reference, GoalKind Kind, double Target);
+
+public enum GoalKind
+{
+    /// <summary>median(subject) / median(reference) must be at most the target.</summary>
+    TimeAtMost,
+
+    /// <summary>median(reference) / median(subject) (how many times faster, or the throughput
+    /// ratio) must be at least the target.</summary>
+    SpeedupAtLeast,
+
+    /// <summary>The subject's allocated bytes per operation must be at most the target.</summary>
+    AllocatedAtMost,
+}

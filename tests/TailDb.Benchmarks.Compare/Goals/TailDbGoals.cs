@@ -1,0 +1,34 @@
+namespace TailDb.Benchmarks.Compare.Goals;
+
+/// <summary>TailDb's goals, naming the benchmarks of tests/TailDb.Benchmarks by FullName.</summary>
+public static class TailDbGoals
+{
+    private const string Ns = "TailDb.Benchmarks.";
+
+    public static IReadOnlyList<Goal> All { get; } =
+    [
+        new("Get hit, zero-copy TryGet / bare ConcurrentDictionary lookup + copy (events off)",
+            Ns + "Gets.GetHitBenchmarks.ZeroCopyTryGet(Events: False)", Ns + "Gets.GetHitBenchmarks.BareDictionaryLookupAndCopy(Events: False)",
+            GoalKind.TimeAtMost, 1.3),
+        new("Get hit, zero-copy TryGet allocated bytes/op (events off)",
+            Ns + "Gets.GetHitBenchmarks.ZeroCopyTryGet(Events: False)", null, GoalKind.AllocatedAtMost, 0),
+        new("Get miss, TryGet / raw RandomAccess.Read of the same bytes",
+            Ns + "Gets.GetMissBenchmarks.ZeroCopyTryGet", Ns + "Gets.GetMissBenchmarks.RawRandomAccessRead",
+            GoalKind.TimeAtMost, 2.0),
+        new("Put Fsync (group commit), 8 writers: throughput / raw append+fsync loop",
+            Ns + "Puts.PutBenchmarks.PutFsync(Writers: 8)", Ns + "Puts.PutBenchmarks.RawAppendFsync(Writers: 8)",
+            GoalKind.SpeedupAtLeast, 0.5),
+        new("Reopen, speed-up of hint files over a full scan",
+            Ns + "Reopen.ReopenBenchmarks.ReopenWithHints", Ns + "Reopen.ReopenBenchmarks.ReopenFullScan",
+            GoalKind.SpeedupAtLeast, 5.0),
+        new("Analyzer (`slowest` pipeline), speed-up over TraceLog.CreateFromEventPipeDataFile",
+            Ns + "Analysis.AnalyzerBenchmarks.AnalyzerSlowest", Ns + "Analysis.AnalyzerBenchmarks.TraceLogConvert",
+            GoalKind.SpeedupAtLeast, 2.0),
+        new("Stack samples (fast .nettrace reader), speed-up over TraceLog.CreateFromEventPipeDataFile",
+            Ns + "Analysis.AnalyzerBenchmarks.FastStackReader", Ns + "Analysis.AnalyzerBenchmarks.TraceLogConvert",
+            GoalKind.SpeedupAtLeast, 2.0),
+        new("EventPipeEventSource streaming pass, speed-up over TraceLog.CreateFromEventPipeDataFile",
+            Ns + "Analysis.AnalyzerBenchmarks.EventPipeStreamingPass", Ns + "Analysis.AnalyzerBenchmarks.TraceLogConvert",
+            GoalKind.SpeedupAtLeast, 2.0),
+    ];
+}

@@ -1,0 +1,33 @@
+namespace TailDb.Benchmarks.Compare.Results;
+
+/// <summary>One benchmark case of a BenchmarkDotNet run, as the comparison needs it.</summary>
+/// <param name="Id">BenchmarkDotNet's FullName (namespace, type, method and parameters): the join key.</param>
+/// <param name="DisplayName">Type.Method with its parameters, for the table.</param>
+/// <param name="NanosecondsPerOperation">The raw per-iteration measurements of the Result stage
+/// (Actual when no Result was exported), each divided by the iteration's operation count.</param>
+/// <param name="AllocatedBytesPerOperation">MemoryDiagnoser's figure; null when it did not run.</param>
+/// <param name="BaselineId">FullName of the baseline of this benchmark's category in the same run
+/// (itself for a baseline), from the suite's *-report-baselines.json; null when unknown.</param>
+public sealed record BenchmarkResult(
+    string Id,
+    string DisplayName,
+    IReadOnlyList<double> NanosecondsPerOperation,
+    long? AllocatedBytesPerOperation,
+    string? BaselineId = null)
+{
+    public bool IsBaseline => BaselineId == Id;
+
+    public double MedianNanoseconds => Median(NanosecondsPerOperation);
+
+    internal static double Median(IReadOnlyList<double> values)
+    {
+        if (values.Count == 0)
+        {
+            return double.NaN;
+        }
+
+        var sorted = values.Order().ToArray();
+        var middle = sorted.Length / 2;
+        return sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+    }
+}

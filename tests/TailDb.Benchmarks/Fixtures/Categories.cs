@@ -1,0 +1,15 @@
+namespace TailDb.Benchmarks.Fixtures;
+
+/// <summary>
+/// One category per comparison: each holds one baseline (Baseline = true) and the TailDb figures
+/// BenchmarkDotNet prints as ratios to it (the config groups by category).
+/// </summary>
+public static class Categories
+{
+    public const string GetHit = "GetHit";
+    public const string GetMiss = "GetMiss";
+    public const string PutNone = "Put-None";
+    public const string PutFsync = "Put-Fsync";
+    public const string Reopen = "Reopen";
+    public const string Analyzer = "Analyzer";
+}

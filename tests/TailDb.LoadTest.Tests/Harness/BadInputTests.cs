@@ -1,0 +1,121 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace TailDb.LoadTest.Tests.Harness;
+
+[Collection(WorkerProcessesGroup.Name)]
+public sealed class BadInputTests : IDisposable
+{
+    private readonly DirectoryInfo _scratch = Directory.CreateTempSubdirectory("taildb-loadtest-bad-");
+
+    public void Dispose() => _scratch.Delete(recursive: true);
+
+    [Theory]
+    [InlineData(ExitCode.BadRuntimeConfig, "unknown GC mode 'turbo'", "--gc", "turbo")]
+    [InlineData(ExitCode.InvalidArguments, "--rate", "--rate", "0")]
+    [InlineData(ExitCode.InvalidArguments, "--duration", "--duration", "0")]
+    [InlineData(ExitCode.InvalidArguments, "--keys", "--keys", "many")]
+    [InlineData(ExitCode.InvalidArguments, "--bogus", "--bogus")]
+    [InlineData(ExitCode.OutputFailed, "--out", "--out", "/nonexistent-dir/r.json")]
+    [InlineData(ExitCode.OutputFailed, "--trace", "--trace", "/nonexistent-dir/t.nettrace")]
+    public async Task BadInputPrintsOneLineNamingTheProblem(ExitCode code, string named, params string[] args)
+    {
+        var result = await LoadTestProcess.RunAsync(args);
+
+        Assert.Equal((int)code, result.ExitCode);
+        Assert.Contains(named, result.OneErrorLine(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task MalformedRuntimeConfigPrintsOneLine()
+    {
+        string path = Path.Combine(_scratch.FullName, "broken.json");
+        File.WriteAllText(path, "{ \"runtimeOptions\": { ");
+
+        var result = await LoadTestProcess.RunAsync(["--gc", path]);
+
+        Assert.Equal((int)ExitCode.BadRuntimeConfig, result.ExitCode);
+        Assert.Contains("not valid JSON", result.OneErrorLine(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task WorkerThatCannotStartIsReportedInOneLine()
+    {
+        // Well-formed, but names a runtime that is not installed: the worker's host exits at once.
+        string path = Path.Combine(_scratch.FullName, "future.json");
+        File.WriteAllText(path, "{ \"runtimeOptions\": { \"tfm\": \"net99.0\", \"framework\": { \"name\": \"Microsoft.NETCore.App\", \"version\": \"99.0.0\" } } }");
+
+        var result = await LoadTestProcess.RunAsync(["--gc", path, .. LoadTestProcess.ShortRun]);
+
+        Assert.Equal((int)ExitCode.WorkerFailed, result.ExitCode);
+        Assert.Contains("mode 'future': worker exited with code", result.OneErrorLine(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task KilledHarnessLeavesNoWorkerBehind()
+    {
+        using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "1000", "--rate", "500"]);
+        int worker = await WaitForChildAsync(harness.Id);
+
+        harness.Kill(); // SIGKILL: no finally block of the harness runs.
+        await harness.WaitForExitAsync();
+
+        // The worker sees its stdin close and stops by itself.
+        Assert.True(await ExitsWithinAsync(worker, TimeSpan.FromSeconds(20)), $"worker {worker} outlived its harness");
+    }
+
+    [Fact]
+    public async Task InterruptStopsCleanlyAndPrintsWhatWasMeasured()
+    {
+        using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "1000", "--rate", "1000"]);
+        int worker = await WaitForChildAsync(harness.Id);
+        await Task.Delay(TimeSpan.FromSeconds(3));
+
+        using (var kill = Process.Start("kill", ["-INT", harness.Id.ToString(CultureInfo.InvariantCulture)]))
+        {
+            await kill.WaitForExitAsync();
+        }
+
+        var result = await LoadTestProcess.CollectAsync(harness, timeoutSeconds: 40);
+
+        Assert.Equal((int)ExitCode.Interrupted, result.ExitCode);
+        Assert.Contains("workstation (cut)", result.Stdout, StringComparison.Ordinal);
+        Assert.Contains("interrupted", result.Stderr, StringComparison.Ordinal);
+        Assert.True(await ExitsWithinAsync(worker, TimeSpan.FromSeconds(5)));
+    }
+
+    private static async Task<int> WaitForChildAsync(int parent)
+    {
+        string children = $"/proc/{parent}/task/{parent}/children";
+        var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
+        while (DateTime.UtcNow < deadline)
+        {
+            if (File.Exists(children) && File.ReadAllText(children).Split(' ', StringSplitOptions.RemoveEmptyEntries) is [var first, ..])
+            {
+                return int.Parse(first, CultureInfo.InvariantCulture);
+            }
+
+            await Task.Delay(50);
+        }
+
+        throw new TimeoutException("the harness started no worker");
+    }
+
+    private static async Task<bool> ExitsWithinAsync(int pid, TimeSpan limit)
+    {
+        var deadline = DateTime.UtcNow + limit;
+        while (DateTime.UtcNow < deadline)
+        {
+            // A reaped process has no /proc entry; an unreaped one (its parent died, init reaps it) is a zombie.
+            string stat = $"/proc/{pid}/stat";
+            if (!File.Exists(stat) || File.ReadAllText(stat).Split(')')[^1].TrimStart().StartsWith('Z'))
+            {
+                return true;
+            }
+
+            await Task.Delay(100);
+        }
+
+        return false;
+    }
+}
