@@ -71,7 +71,8 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
         var gcCauses = attributor.Causes.Select((c, i) => (c, i)).Where(x => x.c.IsGc).Select(x => x.i).ToArray();
         Assert.NotEmpty(gcCauses);
         var get = set.Requests.Activities.FindIndex(a => a.Name == "Get");
-        var valueBytes = set.Requests.Activities[get].FieldNames.IndexOf("valueBytes");
+        var info = set.Requests.Activities[get];
+        var valueBytes = info.FieldNames.IndexOf("valueBytes");
         var values = new double[attributor.Causes.Count];
         var requests = set.Requests.Requests;
         var seen = new HashSet<int>();
@@ -84,7 +85,8 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
             }
 
             Assert.True(request.IsPaired);
-            var index = WorkloadKeys.IndexOfValueBytes(request.Fields[valueBytes]);
+            Assert.True(info.TryGet(request, valueBytes, out var bytes));
+            var index = WorkloadKeys.IndexOfValueBytes(bytes);
             if (index < 0)
             {
                 continue; // A warm-up Get: it forced a gen0 GC on purpose.
