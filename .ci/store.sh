@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Store smoke (issue 2): re-runs the store's crash, corruption, concurrency and zero-allocation tests
-# with their figures printed: SIGKILL cycles and acknowledged writes checked, corruption trials and
+# with their figures printed: SIGKILL cycles and simulated power losses with the acknowledged writes
+# checked, corruption trials and
 # their outcomes, reads under concurrency, bytes allocated by zero-copy cache hits.
 # TAILDB_CRASH_CYCLES (default 20 here too) raises the crash cycles. Exits non-zero on any failure.
 set -uo pipefail
@@ -14,10 +15,10 @@ if ! dotnet build tests/TailDb.Tests -c Release -warnaserror > "$log" 2>&1; then
   exit 1
 fi
 
-filter="FullyQualifiedName~CrashRecoveryTests|FullyQualifiedName~CorruptionTests|FullyQualifiedName~ConcurrencyTests|FullyQualifiedName~ZeroCopyGetAllocatesNothingOnACacheHit"
+filter="FullyQualifiedName~CrashRecoveryTests|FullyQualifiedName~PowerLossTests|FullyQualifiedName~CorruptionTests|FullyQualifiedName~ConcurrencyTests|FullyQualifiedName~ZeroCopyGetAllocatesNothingOnACacheHit"
 dotnet test tests/TailDb.Tests -c Release --no-build --filter "$filter" --logger "console;verbosity=detailed" > "$log" 2>&1
 rc=$?
-grep -E "SIGKILL cycles|trials:|reads, .* found|zero-copy TryGet|^\s+(Passed|Failed) TailDb" "$log" | sed 's/^ *//'
+grep -E "SIGKILL cycles|power losses|trials:|reads, .* found|zero-copy TryGet|^\s+(Passed|Failed) TailDb" "$log" | sed 's/^ *//'
 grep -E "^(Total tests|\s+(Passed|Failed):)" "$log" | sed "s/^ *//" | paste -sd" "
 if [ "$rc" -ne 0 ]; then
   grep -E "\[FAIL\]|Assert|Exception" "$log" | head -n 20
