@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Store smoke (issue 2): re-runs the store's crash, corruption, concurrency and zero-allocation tests
-# with their figures printed: SIGKILL cycles and simulated power losses with the acknowledged writes
-# checked, corruption trials and
-# their outcomes, reads under concurrency, bytes allocated by zero-copy cache hits.
+# Store smoke (issue 2): re-runs the store's crash, power-loss, corruption, concurrency and
+# zero-allocation tests with their figures printed: SIGKILL cycles and simulated power losses with
+# the acknowledged writes checked, corruption trials and their outcomes, reads under concurrency,
+# bytes allocated by zero-copy cache hits.
 # TAILDB_CRASH_CYCLES (default 20 here too) raises the crash cycles. Exits non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
