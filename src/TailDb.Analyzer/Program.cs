@@ -5,7 +5,7 @@ using TailDb.Analyzer.Stacks;
 
 var root = new RootCommand("TailDb.Analyzer: which causes make the slowest requests slow, from a .nettrace")
 {
-    SlowestCommand.Create(() => new NetTraceStackSampleReader()),
+    SlowestCommand.Create(name => name == "tracelog" ? new TraceLogStackSampleReader() : new NetTraceStackSampleReader()),
     SummaryCommand.Create(),
     RecordCommand.Create(),
 };

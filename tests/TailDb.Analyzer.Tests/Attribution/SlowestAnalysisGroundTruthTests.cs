@@ -135,6 +135,18 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
     }
 
     [Fact]
+    public void BothStackReadersGiveTheSameReport()
+    {
+        var streaming = Report();
+        var traceLog = SlowestAnalysis.Run(new SlowestSettings(traces.GroundTruth, s_gets, s_percent, Top: 100), new TraceLogStackSampleReader());
+        Assert.Equal(streaming.Verdict, traceLog.Verdict);
+        Assert.Equal(streaming.Causes, traceLog.Causes);
+        Assert.Equal(streaming.Profile.WholeRun, traceLog.Profile.WholeRun);
+        Assert.Equal(streaming.Profile.SlowWindows, traceLog.Profile.SlowWindows);
+        Assert.Equal(streaming.Slowest.SelectMany(r => r.TopFrames), traceLog.Slowest.SelectMany(r => r.TopFrames));
+    }
+
+    [Fact]
     public void StoreFileReadsNestInsideTheGetThatIssuedThem()
     {
         var report = Report();
