@@ -179,6 +179,20 @@ void Force(Forcing forced, bool emit)
             }
 
             break;
+        case Forcing.Throw:
+            for (var i = 0; i < (emit ? 20 : 1); i++)
+            {
+                try
+                {
+                    throw new InvalidOperationException("forced by the workload");
+                }
+                catch (InvalidOperationException)
+                {
+                    // Thrown to be seen: each one is an ExceptionThrown event on this thread.
+                }
+            }
+
+            break;
         case Forcing.FileRead:
             if (emit)
             {
@@ -211,7 +225,7 @@ static void Spin(int microseconds)
 
 namespace TailDb.Analyzer.Tests.Workload
 {
-    internal enum Forcing { None, Gc, Sleep, Lock, FileRead }
+    internal enum Forcing { None, Gc, Sleep, Lock, FileRead, Throw }
 
     /// <summary>The buffer a store Get copies its value into; runs the forced work inside the Get's window.</summary>
     internal sealed class ForcingWriter(Action<Forcing, bool> force) : IBufferWriter<byte>
@@ -251,14 +265,15 @@ namespace TailDb.Analyzer.Tests.Workload
     }
 
     internal sealed record WorkloadOptions(
-        int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Misses,
+        int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Throw, HashSet<int> Misses,
         int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool Store, bool WaitForStdin)
     {
         public Forcing Forced(int index) =>
             Gc.Contains(index) ? Forcing.Gc :
             Sleep.Contains(index) ? Forcing.Sleep :
             Lock.Contains(index) ? Forcing.Lock :
-            FileRead.Contains(index) ? Forcing.FileRead : Forcing.None;
+            FileRead.Contains(index) ? Forcing.FileRead :
+            Throw.Contains(index) ? Forcing.Throw : Forcing.None;
 
         public static WorkloadOptions Parse(string[] args)
         {
@@ -272,7 +287,7 @@ namespace TailDb.Analyzer.Tests.Workload
                 [.. Value(name, "").Split(',', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse)];
 
             return new WorkloadOptions(
-                int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--miss"),
+                int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--throw"), Indices("--miss"),
                 int.Parse(Value("--hold-ms", "60")), int.Parse(Value("--work-us", "50")), int.Parse(Value("--gap-us", "100")),
                 int.Parse(Value("--heap-objects", "1500000")), int.Parse(Value("--gc-gen", "2")),
                 args.Contains("--custom"), args.Contains("--store"), args.Contains("--wait-stdin"));
