@@ -387,6 +387,11 @@ internal static class SlowestAnalysis
             }
         }
 
+        if (slowCount == 0)
+        {
+            return $"No request is in the slow set ({selection}).";
+        }
+
         var who = selection.StartsWith("slowest", StringComparison.Ordinal) ? $"the {selection}'s" : $"the {slowCount:N0} {selection}'s";
         if (top is null || top.SlowShare == 0)
         {

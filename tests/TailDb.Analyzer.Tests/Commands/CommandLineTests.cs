@@ -41,6 +41,8 @@ public sealed class CommandLineTests(WorkloadTraces traces)
     [InlineData(2, "slowest", "TRACE", "--percent", "0")]
     [InlineData(2, "slowest", "TRACE", "--provider", "Microsoft.AspNetCore.Hosting")]
     [InlineData(7, "slowest", "TRACE", "--provider", "Nobody", "--activity", "Request")]
+    [InlineData(2, "slowest")]
+    [InlineData(2, "slowest", "TRACE", "--format", "pdf")]
     public async Task BadInputEndsInOneLineAndItsExitCode(int expected, params string[] args)
     {
         var (code, stdout, stderr) = await RunAsync([.. args.Select(a => a == "TRACE" ? traces.Snapshot : a)]);
@@ -77,8 +79,9 @@ public sealed class CommandLineTests(WorkloadTraces traces)
     public async Task UnknownFlagIsNamed()
     {
         var (code, _, stderr) = await RunAsync("slowest", traces.Snapshot, "--bogus");
-        Assert.NotEqual(0, code);
+        Assert.Equal(2, code);
         Assert.Contains("--bogus", stderr, StringComparison.Ordinal);
+        Assert.Single(stderr.Trim().Split('\n'));
     }
 
     private static async Task<(int Code, string Stdout, string Stderr)> RunAsync(params string[] args)
