@@ -27,7 +27,9 @@ internal static class SlowestAnalysis
         // field count before it fails (found by the byte-mutation tests).
         var kind = TraceFile.Check(settings.TracePath);
         var (samples, stacks) = ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
-        var set = ComputerSet.Run(settings.TracePath, settings.Selection, cancellationToken);
+        // A trace the stack reader read to its end has had its framing checked (truncated ones keep the walk:
+        // it is what names the truncation).
+        var set = ComputerSet.Run(settings.TracePath, settings.Selection, framingChecked: samples is not null, cancellationToken);
         var population = new Population(set);
         if (population.Paired == 0)
         {
