@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Text;
+using TailDb.Caching;
 using TailDb.Diagnostics;
 using TailDb.Storage;
 
@@ -145,7 +146,7 @@ public sealed partial class TailDbStore
         {
             RecordFormat.Write(record, key, value, tombstone);
             // Copy outside the lock: the cache keeps its own array of the value.
-            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? value.ToArray() : null;
+            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
             long sequence;
             lock (_writer.WriteLock)
             {
@@ -157,14 +158,16 @@ public sealed partial class TailDbStore
                 }
 
                 RecordLocation location = _writer.AppendLocked(record.AsSpan(0, size), key.Length, tombstone ? 0 : value.Length);
+                RecordLocation previous;
                 if (tombstone)
                 {
-                    _keyDir.Remove(key);
+                    _keyDir.Remove(key, out previous);
                     _cache.Remove(key);
+                    _writer.Active.AddDead(size);
                 }
                 else
                 {
-                    byte[] storedKey = _keyDir.Set(key, location);
+                    byte[] storedKey = _keyDir.Set(key, location, out previous);
                     if (cached is not null)
                     {
                         _cache.Set(storedKey, cached);
@@ -175,6 +178,7 @@ public sealed partial class TailDbStore
                     }
                 }
 
+                _writer.Segments.Supersede(previous);
                 sequence = _writer.Sequence;
             }
 

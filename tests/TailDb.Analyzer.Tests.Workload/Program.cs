@@ -76,9 +76,14 @@ _ = ValueBytes(0) + (options.Misses.Contains(0) ? 1 : 0) + (int)options.Forced(0
 
 // Warm-up through every forced path, so no request pays for JIT: the ground truth is about the
 // forced causes only. Store Gets always emit: those show up as requests with valueBytes 1.
+// No GC in the warm-up: even a gen0 collection over this heap can take tens of milliseconds,
+// which would put a warm-up request into the slow set.
 foreach (var warmUp in Enum.GetValues<Forcing>())
 {
-    Request(-1, warmUp);
+    if (warmUp != Forcing.Gc)
+    {
+        Request(-1, warmUp);
+    }
 }
 
 var requestsStarted = Stopwatch.StartNew();
@@ -97,6 +102,9 @@ if (options.WaitForStdin)
 
 store?.Dispose();
 Directory.Delete(scratch, recursive: true);
+
+// Without this a Release build collects the heap after it is filled, and forced GCs become cheap.
+GC.KeepAlive(heap);
 return 0;
 
 int ValueBytes(int index) => 64 + index;
@@ -171,6 +179,20 @@ void Force(Forcing forced, bool emit)
             }
 
             break;
+        case Forcing.Throw:
+            for (var i = 0; i < (emit ? 20 : 1); i++)
+            {
+                try
+                {
+                    throw new InvalidOperationException("forced by the workload");
+                }
+                catch (InvalidOperationException)
+                {
+                    // Thrown to be seen: each one is an ExceptionThrown event on this thread.
+                }
+            }
+
+            break;
         case Forcing.FileRead:
             if (emit)
             {
@@ -203,7 +225,7 @@ static void Spin(int microseconds)
 
 namespace TailDb.Analyzer.Tests.Workload
 {
-    internal enum Forcing { None, Gc, Sleep, Lock, FileRead }
+    internal enum Forcing { None, Gc, Sleep, Lock, FileRead, Throw }
 
     /// <summary>The buffer a store Get copies its value into; runs the forced work inside the Get's window.</summary>
     internal sealed class ForcingWriter(Action<Forcing, bool> force) : IBufferWriter<byte>
@@ -243,14 +265,15 @@ namespace TailDb.Analyzer.Tests.Workload
     }
 
     internal sealed record WorkloadOptions(
-        int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Misses,
+        int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Throw, HashSet<int> Misses,
         int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool Store, bool WaitForStdin)
     {
         public Forcing Forced(int index) =>
             Gc.Contains(index) ? Forcing.Gc :
             Sleep.Contains(index) ? Forcing.Sleep :
             Lock.Contains(index) ? Forcing.Lock :
-            FileRead.Contains(index) ? Forcing.FileRead : Forcing.None;
+            FileRead.Contains(index) ? Forcing.FileRead :
+            Throw.Contains(index) ? Forcing.Throw : Forcing.None;
 
         public static WorkloadOptions Parse(string[] args)
         {
@@ -264,7 +287,7 @@ namespace TailDb.Analyzer.Tests.Workload
                 [.. Value(name, "").Split(',', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse)];
 
             return new WorkloadOptions(
-                int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--miss"),
+                int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--throw"), Indices("--miss"),
                 int.Parse(Value("--hold-ms", "60")), int.Parse(Value("--work-us", "50")), int.Parse(Value("--gap-us", "100")),
                 int.Parse(Value("--heap-objects", "1500000")), int.Parse(Value("--gc-gen", "2")),
                 args.Contains("--custom"), args.Contains("--store"), args.Contains("--wait-stdin"));

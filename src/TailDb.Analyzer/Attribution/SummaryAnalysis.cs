@@ -8,7 +8,7 @@ internal static class SummaryAnalysis
 {
     public static SummaryReport Run(string tracePath, RequestSelection selection, CancellationToken cancellationToken = default)
     {
-        var set = ComputerSet.Run(tracePath, selection, cancellationToken);
+        var set = ComputerSet.Run(tracePath, selection, cancellationToken: cancellationToken);
         var population = new Population(set);
         var pauses = new double[set.Gc.Pauses.Count];
         var paused = 0.0;

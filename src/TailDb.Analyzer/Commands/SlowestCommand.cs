@@ -39,18 +39,28 @@ internal static class SlowestCommand
 
     public static readonly Option<bool> NoStacks = new("--no-stacks") { Description = "Skip reading the samples' stacks (faster; no frames, no sample causes)." };
 
-    public sealed record Settings(FileInfo Trace, double Percent, double? ThresholdMs, RequestSelection Selection, int Top, string Format, FileInfo? Output, bool Stacks);
+    public static readonly Option<string> StackReader = new("--stack-reader")
+    {
+        Description = "nettrace (streaming, default) or tracelog (TraceEvent's ETLX conversion: slow, the cross-check).",
+        DefaultValueFactory = _ => "nettrace",
+    };
+
+    public sealed record Settings(
+        FileInfo Trace, double Percent, double? ThresholdMs, RequestSelection Selection, int Top, string Format, FileInfo? Output, bool Stacks,
+        string StackReader = "nettrace");
 
     static SlowestCommand()
     {
         Format.AcceptOnlyFromAmong("text", "json", "html");
+        StackReader.AcceptOnlyFromAmong("nettrace", "tracelog");
     }
 
-    public static Command Create(Func<IStackSampleReader?> stackReader)
+    /// <param name="stackReader">Makes the reader named by --stack-reader.</param>
+    public static Command Create(Func<string, IStackSampleReader> stackReader)
     {
         var command = new Command("slowest", "The slowest requests of a trace and what ran inside their windows: GC, suspensions, contention, JIT, I/O, samples.")
         {
-            Trace, Percent, ThresholdMs, Provider, Activity, Top, Format, Output, NoStacks,
+            Trace, Percent, ThresholdMs, Provider, Activity, Top, Format, Output, NoStacks, StackReader,
         };
         command.SetAction(parseResult => Run(Bind(parseResult), stackReader));
         return command;
@@ -67,7 +77,8 @@ internal static class SlowestCommand
             parseResult.GetValue(Top),
             parseResult.GetValue(Format) ?? "text",
             parseResult.GetValue(Output),
-            !parseResult.GetValue(NoStacks));
+            !parseResult.GetValue(NoStacks),
+            parseResult.GetValue(StackReader) ?? "nettrace");
     }
 
     public static RequestSelection Selection(string? provider, string[]? activities)
@@ -87,7 +98,7 @@ internal static class SlowestCommand
         return new RequestSelection(provider, activities);
     }
 
-    public static int Run(Settings settings, Func<IStackSampleReader?> stackReader)
+    public static int Run(Settings settings, Func<string, IStackSampleReader> stackReader)
     {
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(stackReader);
@@ -108,7 +119,7 @@ internal static class SlowestCommand
 
         var report = SlowestAnalysis.Run(
             new SlowestSettings(settings.Trace.FullName, settings.Selection, settings.Percent, settings.ThresholdMs, settings.Top),
-            settings.Stacks ? stackReader() : null);
+            settings.Stacks ? stackReader(settings.StackReader) : null);
         ReportOutput.Write(settings.Output, writer =>
         {
             switch (settings.Format)

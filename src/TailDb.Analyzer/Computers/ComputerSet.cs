@@ -26,10 +26,11 @@ internal sealed class ComputerSet
 
     public TraceFacts Facts { get; private set; } = null!;
 
-    public static ComputerSet Run(string tracePath, RequestSelection selection, CancellationToken cancellationToken = default)
+    public static ComputerSet Run(string tracePath, RequestSelection selection, bool framingChecked = false, CancellationToken cancellationToken = default)
     {
         var set = new ComputerSet(selection);
-        set.Facts = TracePass.Run(tracePath, [set.Requests, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions], cancellationToken);
+        set.Facts = TracePass.Run(tracePath, [set.Requests, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions],
+            framingChecked, cancellationToken);
         return set;
     }
 }

@@ -14,12 +14,14 @@ internal sealed record TraceFacts(
 /// </summary>
 internal static class TracePass
 {
-    public static TraceFacts Run(string path, IReadOnlyList<ITraceComputer> computers, CancellationToken cancellationToken = default)
+    /// <param name="framingChecked">The caller already read the whole file through the stack reader, which
+    /// checks the same framing: the walk is skipped.</param>
+    public static TraceFacts Run(string path, IReadOnlyList<ITraceComputer> computers, bool framingChecked = false, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(computers);
         var kind = TraceFile.Check(path);
         var bytes = new FileInfo(path).Length;
-        var cutShort = kind == TraceKind.NetTrace ? TraceStructure.Check(path) : null;
+        var cutShort = kind == TraceKind.NetTrace && !framingChecked ? TraceStructure.Check(path) : null;
 
         using var source = TraceFile.Open(path, kind);
         foreach (var computer in computers)

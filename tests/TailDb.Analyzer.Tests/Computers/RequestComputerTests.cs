@@ -46,6 +46,32 @@ public sealed class RequestComputerTests(WorkloadTraces traces)
     }
 
     [Fact]
+    public void ExceptionsAreCountedOnTheRequestThatThrewThem()
+    {
+        var set = ComputerSet.Run(traces.NoActivityIds, RequestSelection.TailDb);
+        var attributor = new Attributor(set, samples: null);
+        var exceptions = attributor.Causes.Select((c, i) => (c, i)).Single(x => x.c.Name == "exceptions thrown").i;
+        var info = set.Requests.Activities.Single(a => a.Name == "Get");
+        var valueBytes = info.FieldNames.IndexOf("valueBytes");
+        var values = new double[attributor.Causes.Count];
+        var thrownIn = new Dictionary<int, double>();
+        for (var i = 0; i < set.Requests.Requests.Count; i++)
+        {
+            ref var request = ref set.Requests.Requests[i];
+            attributor.Measure(request, i, values);
+            Assert.True(info.TryGet(request, valueBytes, out var bytes));
+            if (values[exceptions] > 0)
+            {
+                thrownIn[WorkloadKeys.IndexOfValueBytes(bytes)] = values[exceptions];
+            }
+        }
+
+        var (index, count) = Assert.Single(thrownIn);
+        Assert.Equal(WorkloadTraces.NoIdsThrow[0], index);
+        Assert.Equal(20, count);
+    }
+
+    [Fact]
     public void PayloadCorrelationSeesTheCacheMissInTheSlowSet()
     {
         var report = SlowestAnalysis.Run(new SlowestSettings(traces.NoActivityIds, RequestSelection.TailDb, Percent: 1), stackReader: null);

@@ -12,8 +12,8 @@ public sealed class WorkloadTraces : IAsyncLifetime
 {
     public const int GroundTruthRequests = 400;
 
-    /// <summary>The store workload's warm-up Gets (one per forcing kind), valueBytes 1.</summary>
-    public const int WarmUpGets = 5;
+    /// <summary>The store workload's warm-up Gets (one per forcing kind but GC), valueBytes 1.</summary>
+    public const int WarmUpGets = 4;
     public static readonly int[] ForcedGc = [100, 300];
     public static readonly int[] ForcedSleep = [150];
     public static readonly int[] ForcedLock = [200];
@@ -22,6 +22,7 @@ public sealed class WorkloadTraces : IAsyncLifetime
     public static readonly int[] NoIdsSleep = [100];
     public static readonly int[] NoIdsFileRead = [150];
     public static readonly int[] NoIdsMisses = [10, 20, 150];
+    public static readonly int[] NoIdsThrow = [50];
 
     private readonly string _directory = System.IO.Directory.CreateTempSubdirectory("taildb-analyzer-").FullName;
 
@@ -46,7 +47,7 @@ public sealed class WorkloadTraces : IAsyncLifetime
             "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "80", "--heap-objects", "5000000");
         var withoutTpl = RecordingProviders.Create(samples: false).Where(p => p.Name != RecordingProviders.Tpl).ToList();
         await WorkloadRecording.RecordAsync(NoActivityIds, withoutTpl,
-            "--requests", "200", "--sleep", Join(NoIdsSleep), "--file-read", Join(NoIdsFileRead), "--miss", Join(NoIdsMisses),
+            "--requests", "200", "--sleep", Join(NoIdsSleep), "--file-read", Join(NoIdsFileRead), "--miss", Join(NoIdsMisses), "--throw", Join(NoIdsThrow),
             "--hold-ms", "80", "--heap-objects", "1000");
         await WorkloadRecording.RecordAsync(Snapshot, RecordingProviders.Create(samples: false),
             "--requests", "200", "--gc", "50,150", "--hold-ms", "80", "--heap-objects", "5000000");
