@@ -79,10 +79,17 @@ internal static class TracePass
             return false;
         }
 
-        // A frame of ours below the parser (a computer's callback) means the bug is ours.
+        // Whose code threw: the innermost frame that is either TraceEvent's or ours decides. TraceEvent
+        // throws from payload accessors our callbacks call (a damaged event), so a frame of ours
+        // further out does not make it our bug; a BCL throw helper called by our code does.
         foreach (var frame in new System.Diagnostics.StackTrace(e).GetFrames())
         {
             var ns = frame.GetMethod()?.DeclaringType?.Namespace ?? "";
+            if (ns.StartsWith("Microsoft.Diagnostics", StringComparison.Ordinal))
+            {
+                break;
+            }
+
             if (ns.StartsWith("TailDb", StringComparison.Ordinal) && ns != typeof(TracePass).Namespace)
             {
                 return false;
