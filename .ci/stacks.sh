@@ -6,6 +6,7 @@
 #   tracelog            that plus reading every sample's stack (the oracle reader)
 #   nettrace            NetTraceStackSampleReader alone
 #   eventpipe+nettrace  one EventPipeEventSource pass plus the stack reader (the analyzer's shape)
+#   slowest             the whole `TailDb.Analyzer slowest` command, when this tree has it
 # Fails only on wrong results; the timings are printed (a shared CI box is too noisy to gate on).
 # usage: .ci/stacks.sh [OUT_DIR] [TRACE]
 set -euo pipefail
@@ -13,6 +14,7 @@ cd "$(dirname "$0")/.."
 out=${1:-artifacts/smoke}
 mkdir -p "$out"
 gen=tests/TailDb.Analyzer.Tests.TraceGen/bin/Release/net10.0/TailDb.Analyzer.Tests.TraceGen.dll
+analyzer=${ANALYZER_DLL:-src/TailDb.Analyzer/bin/Release/net10.0/TailDb.Analyzer.dll}
 [ -f "$gen" ] || dotnet build tests/TailDb.Analyzer.Tests.TraceGen -c Release -warnaserror > /dev/null
 
 trace=${2:-}
@@ -40,5 +42,17 @@ done
 if [ ${#timer[@]} -gt 0 ]; then
   awk -v a="${wall[tracelog-convert]}" -v b="${wall[eventpipe+nettrace]}" -v n="${wall[nettrace]}" -v m="${peak[eventpipe+nettrace]}" 'BEGIN {
     printf "TraceLog conversion / (EventPipe pass + stack reader): %.1fx (goal >= 2x); / stack reader alone: %.1fx; peak %d MB (goal <= 1024 MB)\n", a / b, a / n, m / 1024 }'
+fi
+
+if dotnet "$analyzer" slowest --help > /dev/null 2>&1; then
+  "${timer[@]}" dotnet "$analyzer" slowest "$trace" > "$out/stacks-slowest.txt"
+  grep -m1 -A2 VERDICT "$out/stacks-slowest.txt" || true
+  if [ ${#timer[@]} -gt 0 ]; then
+    read -r wall[slowest] peak[slowest] < "$out/stacks-time.txt"
+    awk -v a="${wall[tracelog-convert]}" -v s="${wall[slowest]}" -v m="${peak[slowest]}" 'BEGIN {
+      printf "  slowest: %.2f s wall, %d MB peak RSS\nTraceLog conversion / slowest: %.1fx (goal >= 2x); slowest peak %d MB (goal <= 1024 MB)\n", s, m / 1024, a / s, m / 1024 }'
+  fi
+else
+  echo "slowest: not measured ($analyzer has no slowest command)"
 fi
 [ "$recorded" -eq 0 ] || rm -f "$trace"
