@@ -1,15 +1,24 @@
+using System.Buffers;
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using System.Reflection;
 using System.Runtime.CompilerServices;
-using TailDb.Diagnostics;
+using System.Text;
+using TailDb;
 using TailDb.Analyzer.Tests.Workload;
+using TailDb.Diagnostics;
 
-// Ground-truth workload for the analyzer tests: makes requests that emit TailDb's Start/Stop
-// events (or a user EventSource's) and, at the request indices given on the command line, forces
-// a GC, sleeps, blocks on a contended lock or does a nested FileRead inside the request's window.
-// Everything else is a short spin, so the forced requests are exactly the slow ones.
+// Ground-truth workload for the analyzer tests. Request i has a value of 64 + i bytes (so a
+// report row names its request through valueBytes). At the indices given on the command line it
+// forces a GC, sleeps or blocks on a contended lock inside the request's window; everything else
+// is quick, so the forced requests are exactly the slow ones.
+//   --store: real TailDbStore Gets (cache off: each is a miss with a nested FileRead); the forced
+//            work runs inside the store's Get, in the IBufferWriter the value is copied into.
+//   default: TailDbEventSource Get events around a short spin (and --file-read: a slow nested
+//            FileRead); --custom: a user EventSource's Checkout activity instead.
 var options = WorkloadOptions.Parse(args);
+var gcGeneration = options.GcGeneration;
+var holdMilliseconds = options.HoldMilliseconds;
 
 // Live objects make a forced gen2 GC take tens of milliseconds: a pause no scheduler hiccup matches.
 var heap = new object[options.HeapObjects];
@@ -18,14 +27,40 @@ for (var i = 0; i < heap.Length; i++)
     heap[i] = new byte[32];
 }
 
+// Promote the heap to gen2 now, outside any request: a gen0 GC later then stays cheap.
+GC.Collect();
+GC.WaitForPendingFinalizers();
+GC.Collect();
+
 var gate = new object();
 using var lockHeld = new ManualResetEventSlim();
-var file = Path.GetTempFileName();
+var scratch = Path.Combine(Path.GetTempPath(), $"taildb-workload-{Environment.ProcessId}");
+Directory.CreateDirectory(scratch);
+var file = Path.Combine(scratch, "read.bin");
 File.WriteAllBytes(file, new byte[4096]);
 var readBuffer = new byte[4096];
+var keys = new byte[options.Requests][];
+for (var i = 0; i < keys.Length; i++)
+{
+    keys[i] = Encoding.UTF8.GetBytes($"key-{i:D6}");
+}
+
+var warmUpKey = "warm-up"u8.ToArray();
+using var store = options.Store ? TailDbStore.Open(new TailDbOptions { Directory = Path.Combine(scratch, "db"), CacheCapacityBytes = 0, ExpectedKeyCount = options.Requests + 1 }) : null;
+var writer = new ForcingWriter(Force);
+if (store is not null)
+{
+    var value = new byte[64 + options.Requests];
+    for (var i = 0; i < keys.Length; i++)
+    {
+        store.Put(keys[i], value.AsSpan(0, ValueBytes(i)));
+    }
+
+    store.Put(warmUpKey, [1]);
+}
 
 // The event methods are compiled now: the warm-up below must not emit (it would add requests).
-foreach (var type in new[] { typeof(TailDbEventSource), typeof(OrdersEventSource) })
+foreach (var type in new[] { typeof(TailDbEventSource), typeof(OrdersEventSource), typeof(ForcingWriter) })
 {
     foreach (var method in type.GetMethods(BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic | BindingFlags.DeclaredOnly))
     {
@@ -36,20 +71,20 @@ foreach (var type in new[] { typeof(TailDbEventSource), typeof(OrdersEventSource
     }
 }
 
-var gcGeneration = options.GcGeneration;
-var holdMilliseconds = options.HoldMilliseconds;
+// Everything the first emitting request would compile otherwise.
+_ = ValueBytes(0) + (options.Misses.Contains(0) ? 1 : 0) + (int)options.Forced(0);
 
-// Warm-up with events off, through every forced path, so no request pays for JIT: the ground
-// truth is about the forced causes only.
+// Warm-up through every forced path, so no request pays for JIT: the ground truth is about the
+// forced causes only. Store Gets always emit: those show up as requests with valueBytes 1.
 foreach (var warmUp in Enum.GetValues<Forcing>())
 {
-    Request(-1, emit: false, warmUp);
+    Request(-1, warmUp);
 }
 
 var requestsStarted = Stopwatch.StartNew();
 for (var i = 0; i < options.Requests; i++)
 {
-    Request(i, emit: true);
+    Request(i, options.Forced(i));
     Spin(options.GapMicroseconds);
 }
 
@@ -60,15 +95,15 @@ if (options.WaitForStdin)
     Console.In.ReadLine();
 }
 
-File.Delete(file);
+store?.Dispose();
+Directory.Delete(scratch, recursive: true);
 return 0;
 
-void Request(int index, bool emit, Forcing warmUp = Forcing.None)
+int ValueBytes(int index) => 64 + index;
+
+void Request(int index, Forcing forced)
 {
-    var forced = index >= 0 ? options.Forced(index) : warmUp;
-    var key = (long)(uint)(index * 2654435761L);
-    var valueBytes = 100 + (Math.Max(index, 0) % 10 * 100);
-    var hit = !options.Misses.Contains(index);
+    var emit = index >= 0;
     if (forced == Forcing.Lock)
     {
         lockHeld.Reset();
@@ -84,6 +119,14 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
         lockHeld.Wait();
     }
 
+    if (store is not null)
+    {
+        writer.Arm(forced, emit);
+        store.TryGet(emit ? keys[index] : warmUpKey, writer);
+        return;
+    }
+
+    var valueBytes = emit ? ValueBytes(index) : 1;
     if (emit)
     {
         if (options.Custom)
@@ -92,11 +135,27 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
         }
         else
         {
-            TailDbEventSource.Log.GetStart(8, key);
+            TailDbEventSource.Log.GetStart(8, (uint)(index * 2654435761L));
         }
     }
 
     Spin(options.WorkMicroseconds);
+    Force(forced, emit);
+    if (emit)
+    {
+        if (options.Custom)
+        {
+            OrdersEventSource.Log.CheckoutStop(valueBytes * 3);
+        }
+        else
+        {
+            TailDbEventSource.Log.GetStop(!options.Misses.Contains(index), true, valueBytes);
+        }
+    }
+}
+
+void Force(Forcing forced, bool emit)
+{
     switch (forced)
     {
         case Forcing.Gc:
@@ -131,18 +190,6 @@ void Request(int index, bool emit, Forcing warmUp = Forcing.None)
 
             break;
     }
-
-    if (emit)
-    {
-        if (options.Custom)
-        {
-            OrdersEventSource.Log.CheckoutStop(valueBytes * 3);
-        }
-        else
-        {
-            TailDbEventSource.Log.GetStop(hit, true, valueBytes);
-        }
-    }
 }
 
 static void Spin(int microseconds)
@@ -158,9 +205,46 @@ namespace TailDb.Analyzer.Tests.Workload
 {
     internal enum Forcing { None, Gc, Sleep, Lock, FileRead }
 
+    /// <summary>The buffer a store Get copies its value into; runs the forced work inside the Get's window.</summary>
+    internal sealed class ForcingWriter(Action<Forcing, bool> force) : IBufferWriter<byte>
+    {
+        private readonly byte[] _buffer = new byte[1 << 16];
+        private Forcing _armed;
+        private bool _emit;
+
+        public void Arm(Forcing forced, bool emit)
+        {
+            _armed = forced;
+            _emit = emit;
+        }
+
+        public void Advance(int count)
+        {
+        }
+
+        public Memory<byte> GetMemory(int sizeHint = 0)
+        {
+            Fire();
+            return _buffer;
+        }
+
+        public Span<byte> GetSpan(int sizeHint = 0)
+        {
+            Fire();
+            return _buffer;
+        }
+
+        private void Fire()
+        {
+            var forced = _armed;
+            _armed = Forcing.None;
+            force(forced, _emit);
+        }
+    }
+
     internal sealed record WorkloadOptions(
         int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Misses,
-        int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool WaitForStdin)
+        int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool Store, bool WaitForStdin)
     {
         public Forcing Forced(int index) =>
             Gc.Contains(index) ? Forcing.Gc :
@@ -183,7 +267,7 @@ namespace TailDb.Analyzer.Tests.Workload
                 int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--miss"),
                 int.Parse(Value("--hold-ms", "60")), int.Parse(Value("--work-us", "50")), int.Parse(Value("--gap-us", "100")),
                 int.Parse(Value("--heap-objects", "1500000")), int.Parse(Value("--gc-gen", "2")),
-                args.Contains("--custom"), args.Contains("--wait-stdin"));
+                args.Contains("--custom"), args.Contains("--store"), args.Contains("--wait-stdin"));
         }
     }
 

@@ -24,10 +24,10 @@ internal sealed class Attributor
     private readonly List<(int Cause, Dictionary<int, WindowIndex> ByThread)> _perThread = [];
     private readonly List<(int Cause, PointIndex Index)> _processPoints = [];
     private readonly List<(int Cause, Dictionary<int, PointIndex> ByThread)> _threadPoints = [];
-    private readonly int[] _nestedCause;
-    private readonly int[] _nestedOrder;
+    private readonly int[] _causeOfActivity;
+    private readonly int[] _nestedIndex;
     private readonly int[] _nestedParents;
-    private readonly NestedRecord[] _nested;
+    private readonly ChunkedBuffer<NestedRecord> _nested;
     private readonly int[] _sampleCause;
     private readonly SampleComputer? _samples;
 
@@ -120,14 +120,17 @@ internal sealed class Attributor
             causeOfActivity[a] = -1;
         }
 
+        // Nested activities, grouped by the request that owns them: two int arrays sorted by parent,
+        // pointing into the computer's own storage (millions of FileReads are not copied).
         var nested = set.Requests.Nested;
-        var owned = new List<int>();
+        _nested = nested;
+        var owned = 0;
         for (var i = 0; i < nested.Count; i++)
         {
             ref var record = ref nested[i];
-            if (record.Parent >= 0 && !double.IsNaN(record.StopMSec))
+            if (record.Parent >= 0 && record.IsPaired)
             {
-                owned.Add(i);
+                owned++;
                 if (causeOfActivity[record.Activity] < 0)
                 {
                     causeOfActivity[record.Activity] = Add($"{activities[record.Activity].Name} (nested activity)", "request", CauseUnit.Milliseconds);
@@ -135,26 +138,20 @@ internal sealed class Attributor
             }
         }
 
-        _nested = new NestedRecord[owned.Count];
-        _nestedParents = new int[owned.Count];
-        _nestedCause = new int[owned.Count];
-        for (var i = 0; i < owned.Count; i++)
+        _nestedParents = new int[owned];
+        _nestedIndex = new int[owned];
+        for (int i = 0, at = 0; i < nested.Count; i++)
         {
-            _nested[i] = nested[owned[i]];
-            _nestedParents[i] = _nested[i].Parent;
+            ref var record = ref nested[i];
+            if (record.Parent >= 0 && record.IsPaired)
+            {
+                _nestedParents[at] = record.Parent;
+                _nestedIndex[at++] = i;
+            }
         }
 
-        _nestedOrder = new int[owned.Count];
-        for (var i = 0; i < _nestedOrder.Length; i++)
-        {
-            _nestedOrder[i] = i;
-        }
-
-        Array.Sort(_nestedParents, _nestedOrder);
-        for (var i = 0; i < _nestedOrder.Length; i++)
-        {
-            _nestedCause[i] = causeOfActivity[_nested[_nestedOrder[i]].Activity];
-        }
+        Array.Sort(_nestedParents, _nestedIndex);
+        _causeOfActivity = causeOfActivity;
 
         _sampleCause = new int[Enum.GetValues<SampleCategory>().Length];
         for (var c = 0; c < _sampleCause.Length; c++)
@@ -239,11 +236,11 @@ internal sealed class Attributor
         for (var i = Array.BinarySearch(_nestedParents, requestIndex) is var at and >= 0 ? FirstOf(at, requestIndex) : _nestedParents.Length;
              i < _nestedParents.Length && _nestedParents[i] == requestIndex; i++)
         {
-            var nested = _nested[_nestedOrder[i]];
+            ref var nested = ref _nested[_nestedIndex[i]];
             var overlap = Math.Min(nested.StopMSec, to) - Math.Max(nested.StartMSec, from);
             if (overlap > 0)
             {
-                values[_nestedCause[i]] += overlap;
+                values[_causeOfActivity[nested.Activity]] += overlap;
             }
         }
 

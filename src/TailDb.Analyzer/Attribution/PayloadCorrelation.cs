@@ -17,20 +17,21 @@ internal sealed class PayloadCorrelation
     {
         ArgumentNullException.ThrowIfNull(activities);
         _activities = activities;
-        _sums = new Accumulator[activities.Count, PayloadValues.Count];
+        _sums = new Accumulator[activities.Count, 8];
     }
 
     public void Add(in RequestRecord request, bool slow)
     {
         var y = request.DurationMSec;
-        for (var f = 0; f < PayloadValues.Count; f++)
+        var activity = _activities[request.Activity];
+        for (var f = 0; f < activity.FieldNames.Count; f++)
         {
-            if ((request.FieldMask & (1 << f)) == 0)
+            if (!activity.TryGet(request, f, out var value))
             {
                 continue;
             }
 
-            double x = request.Fields[f];
+            double x = value;
             ref var sum = ref _sums[request.Activity, f];
             sum.N++;
             sum.X += x;
@@ -57,7 +58,7 @@ internal sealed class PayloadCorrelation
             {
                 var name = activity.FieldNames[f];
                 var sum = _sums[a, f];
-                if (sum.N == 0 || name.Contains("hash", StringComparison.OrdinalIgnoreCase))
+                if (sum.N == 0 || activity.Overflowed(f) || name.Contains("hash", StringComparison.OrdinalIgnoreCase))
                 {
                     continue;
                 }

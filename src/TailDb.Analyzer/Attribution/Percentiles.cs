@@ -7,6 +7,12 @@ namespace TailDb.Analyzer.Attribution;
 internal static class Percentiles
 {
     /// <param name="sorted">Ascending.</param>
+    public static double At(float[] sorted, double percentile)
+    {
+        ArgumentNullException.ThrowIfNull(sorted);
+        return sorted.Length == 0 ? double.NaN : sorted[Rank(sorted.Length, percentile)];
+    }
+
     public static double At(double[] sorted, double percentile)
     {
         ArgumentNullException.ThrowIfNull(sorted);
@@ -15,8 +21,13 @@ internal static class Percentiles
             return double.NaN;
         }
 
+        return sorted[Rank(sorted.Length, percentile)];
+    }
+
+    private static int Rank(int count, double percentile)
+    {
         // The epsilon keeps 99.9% of 1000 at rank 999: 0.999 * 1000 is 999.0000000000001 in binary.
-        var rank = (int)Math.Ceiling((percentile / 100.0 * sorted.Length) - 1e-9);
-        return sorted[Math.Clamp(rank - 1, 0, sorted.Length - 1)];
+        var rank = (int)Math.Ceiling((percentile / 100.0 * count) - 1e-9);
+        return Math.Clamp(rank - 1, 0, count - 1);
     }
 }

@@ -34,7 +34,6 @@ internal static class SlowestAnalysis
         var attributor = new Attributor(set, samples);
         var causes = attributor.Causes;
 
-        var all = population.AllDurations;
         double threshold;
         string selection;
         if (settings.ThresholdMs is { } ms)
@@ -44,8 +43,8 @@ internal static class SlowestAnalysis
         }
         else
         {
-            var k = (int)Math.Clamp(Math.Ceiling(all.Length * settings.Percent / 100.0), 1, all.Length);
-            threshold = all[all.Length - k];
+            var k = (long)Math.Clamp(Math.Ceiling(population.Paired * settings.Percent / 100.0), 1, population.Paired);
+            threshold = population.KthLongest(k);
             selection = $"slowest {settings.Percent.ToString("0.###", CultureInfo.InvariantCulture)}%";
         }
 
@@ -200,9 +199,9 @@ internal static class SlowestAnalysis
         var fields = new Dictionary<string, long>(StringComparer.Ordinal);
         for (var f = 0; f < activity.FieldNames.Count; f++)
         {
-            if ((request.FieldMask & (1 << f)) != 0)
+            if (activity.TryGet(request, f, out var value))
             {
-                fields[activity.FieldNames[f]] = request.Fields[f];
+                fields[activity.FieldNames[f]] = value;
             }
         }
 
@@ -345,12 +344,16 @@ internal static class SlowestAnalysis
             return $"No recorded cause (GC, suspension, contention, JIT, nested activity, samples) overlaps {who} time.";
         }
 
+        var pct = static (double share) => (share * 100).ToString(share < 0.1 ? "0.#" : "0", CultureInfo.InvariantCulture) + "%";
         var rest = top.Lift is { } lift
-            ? $" (the rest of the requests: {top.RestShare.ToString("P1", CultureInfo.InvariantCulture)}, {lift.ToString("0.#", CultureInfo.InvariantCulture)}x over-represented in the tail)"
+            ? $" (the rest of the requests: {pct(top.RestShare)}; {lift.ToString("0.#", CultureInfo.InvariantCulture)}x over-represented in the tail)"
             : " (and none of the rest's)";
-        var share = top.SlowShare.ToString("P0", CultureInfo.InvariantCulture).Replace(" ", "", StringComparison.Ordinal);
+        const string samplesPrefix = "samples: ";
+        var cause = top.Cause.StartsWith(samplesPrefix, StringComparison.Ordinal)
+            ? $"{top.Cause[samplesPrefix.Length..]}, by CPU samples on the request's thread"
+            : top.Cause;
         return top.SlowShare < 0.1
-            ? $"No single recorded cause explains {who} time: the largest, {top.Cause}, covers only {share}{rest}."
-            : $"{share} of {who} time was spent in {top.Cause}{rest}.";
+            ? $"No single recorded cause explains {who} time: the largest, {cause}, covers only {pct(top.SlowShare)}{rest}."
+            : $"{pct(top.SlowShare)} of {who} time was spent in {cause}{rest}.";
     }
 }

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
-using TailDb.Analyzer.Recording;
 using TailDb.LoadTest.Recording;
 
 namespace TailDb.Analyzer.Commands;
@@ -92,10 +91,10 @@ internal static class RecordCommand
             pid = child.Id;
         }
 
-        TraceRecorder recorder;
+        EventPipeRecorder recorder;
         try
         {
-            recorder = await TraceRecorder.StartAsync(pid, settings.Output.FullName, providers, resumeRuntime: child is not null,
+            recorder = await EventPipeRecorder.StartAsync(pid, settings.Output.FullName, providers, resumeRuntime: child is not null,
                 cancellationToken: cancellationToken);
         }
         catch (Exception e) when (e is TimeoutException or ServerNotAvailableException or UnsupportedCommandException or IOException or UnauthorizedAccessException)

@@ -13,9 +13,12 @@ internal sealed class PayloadPlan
 {
     private readonly Field[] _fields;
 
-    private PayloadPlan(Field[] fields, IReadOnlyList<string> skipped)
+    private readonly ActivityInfo? _activity;
+
+    private PayloadPlan(Field[] fields, IReadOnlyList<string> skipped, ActivityInfo? activity = null)
     {
         _fields = fields;
+        _activity = activity;
         Skipped = skipped;
     }
 
@@ -42,7 +45,7 @@ internal sealed class PayloadPlan
                 }
                 else
                 {
-                    var slot = activity.FieldSlot(names[i]);
+                    var slot = activity.Field(names[i], kind == FieldKind.Bool);
                     if (slot >= 0)
                     {
                         fields.Add(new Field(offset, size, kind, slot));
@@ -62,7 +65,7 @@ internal sealed class PayloadPlan
             return Empty;
         }
 
-        return new PayloadPlan([.. fields], skipped);
+        return new PayloadPlan([.. fields], skipped, activity);
     }
 
     public void Read(TraceEvent data, ref RequestRecord record)
@@ -85,8 +88,7 @@ internal sealed class PayloadPlan
                 FieldKind.Bool => Marshal.ReadInt32(start, field.Offset) != 0 ? 1 : 0,
                 _ => Marshal.ReadInt64(start, field.Offset),
             };
-            record.Fields[field.Slot] = value;
-            record.FieldMask |= (byte)(1 << field.Slot);
+            _activity!.Store(ref record, field.Slot, value);
         }
     }
 

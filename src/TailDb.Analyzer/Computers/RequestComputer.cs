@@ -124,7 +124,7 @@ internal sealed class RequestComputer(RequestSelection selection) : ITraceComput
                 parent = onThread;
             }
 
-            index = Nested.Add(new NestedRecord(time, double.NaN, thread, parent, template.Activity));
+            index = Nested.Add(new NestedRecord(time, thread, parent, template.Activity));
         }
 
         if (id != Guid.Empty)

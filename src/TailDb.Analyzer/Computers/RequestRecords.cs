@@ -2,37 +2,67 @@ using System.Runtime.CompilerServices;
 
 namespace TailDb.Analyzer.Computers;
 
-/// <summary>Up to <see cref="Count"/> numeric payload fields of a request, inline (no per-request array).</summary>
+/// <summary>A request's integer payload fields, inline (no per-request array); 32 bits each.</summary>
 [InlineArray(Count)]
 internal struct PayloadValues
 {
-    public const int Count = 6;
-    private long _first;
+    public const int Count = 3;
+    private int _first;
 }
 
-/// <summary>One request activity: 72 bytes, so millions fit the memory budget.</summary>
+/// <summary>
+/// One request activity in 32 bytes: a 1 GB trace holds over 10 million requests, and all of them
+/// are kept (the slow set is only known at the end). Duration as a float keeps 7 significant
+/// digits; up to three integer payload fields of 32 bits (wider values mark their field unusable
+/// rather than be truncated silently; further fields are named in the report's notes); bool fields are bits.
+/// </summary>
 internal struct RequestRecord
 {
     public double StartMSec;
-
-    /// <summary>NaN while (or if never) stopped.</summary>
-    public double StopMSec;
     public int ThreadId;
+    public PayloadValues Ints;
     public byte Activity;
     public bool PairedByThread;
 
-    /// <summary>Bit i set when field i was present in this request's events.</summary>
+    /// <summary>Bit i set when field i of the activity was present in this request's events.</summary>
     public byte FieldMask;
-    public PayloadValues Fields;
+    public byte Bools;
+    private float _durationMSec;
 
-    public readonly bool IsPaired => !double.IsNaN(StopMSec);
+    /// <summary>NaN while (or if never) stopped.</summary>
+    public double StopMSec
+    {
+        readonly get => StartMSec + _durationMSec;
+        set => _durationMSec = (float)(value - StartMSec);
+    }
 
-    public readonly double DurationMSec => StopMSec - StartMSec;
+    public readonly double DurationMSec => _durationMSec;
+
+    public readonly bool IsPaired => !float.IsNaN(_durationMSec);
 }
 
 /// <summary>An activity nested in a request (TailDb's FileRead and Fsync): file I/O as the store saw it.</summary>
 /// <param name="Parent">Index of the request it ran inside, or -1.</param>
-internal record struct NestedRecord(double StartMSec, double StopMSec, int ThreadId, int Parent, byte Activity);
+internal struct NestedRecord(double startMSec, int threadId, int parent, byte activity)
+{
+    private float _durationMSec = float.NaN;
+
+    public double StartMSec { get; } = startMSec;
+
+    public int ThreadId { get; } = threadId;
+
+    public int Parent { get; } = parent;
+
+    public byte Activity { get; } = activity;
+
+    public double StopMSec
+    {
+        readonly get => StartMSec + _durationMSec;
+        set => _durationMSec = (float)(value - StartMSec);
+    }
+
+    public readonly bool IsPaired => !float.IsNaN(_durationMSec);
+}
 
 internal enum PairingMode
 {
@@ -59,15 +89,87 @@ internal sealed class ActivityInfo(string name, bool isRequest)
 
     public long WithParent { get; set; }
 
-    public int FieldSlot(string fieldName)
+    private readonly List<FieldLayout> _layouts = [];
+    private int _ints;
+    private int _bools;
+
+    /// <summary>The field's index (its FieldMask bit), or -1 when the record has no room left.</summary>
+    public int Field(string fieldName, bool isBool)
     {
-        var slot = FieldNames.IndexOf(fieldName);
-        if (slot < 0 && FieldNames.Count < PayloadValues.Count)
+        var field = FieldNames.IndexOf(fieldName);
+        if (field >= 0)
         {
-            FieldNames.Add(fieldName);
-            slot = FieldNames.Count - 1;
+            return field;
         }
 
-        return slot;
+        if (FieldNames.Count >= 8 || (isBool ? _bools >= 8 : _ints >= PayloadValues.Count))
+        {
+            return -1;
+        }
+
+        FieldNames.Add(fieldName);
+        _layouts.Add(new FieldLayout(isBool, isBool ? _bools++ : _ints++));
+        return FieldNames.Count - 1;
+    }
+
+    public void Store(ref RequestRecord record, int field, long value)
+    {
+        var layout = _layouts[field];
+        if (layout.IsBool)
+        {
+            if (value != 0)
+            {
+                record.Bools |= (byte)(1 << layout.Slot);
+            }
+        }
+        else
+        {
+            if (value is < int.MinValue or > uint.MaxValue || (value > int.MaxValue && layout.Signed) || (value < 0 && layout.Unsigned))
+            {
+                layout.Overflowed = true;
+            }
+            else if (value > int.MaxValue)
+            {
+                layout.Unsigned = true;
+            }
+            else if (value < 0)
+            {
+                layout.Signed = true;
+            }
+
+            record.Ints[layout.Slot] = unchecked((int)value);
+        }
+
+        record.FieldMask |= (byte)(1 << field);
+    }
+
+    /// <summary>False when the request lacks the field or the field's values did not fit 32 bits.</summary>
+    public bool TryGet(in RequestRecord record, int field, out long value)
+    {
+        var layout = _layouts[field];
+        value = 0;
+        if ((record.FieldMask & (1 << field)) == 0 || layout.Overflowed)
+        {
+            return false;
+        }
+
+        value = layout.IsBool ? (record.Bools >> layout.Slot) & 1
+            : layout.Unsigned ? (uint)record.Ints[layout.Slot] : record.Ints[layout.Slot];
+        return true;
+    }
+
+    public bool Overflowed(int field) => _layouts[field].Overflowed;
+
+    private sealed class FieldLayout(bool isBool, int slot)
+    {
+        public bool IsBool { get; } = isBool;
+
+        public int Slot { get; } = slot;
+
+        public bool Signed { get; set; }
+
+        public bool Unsigned { get; set; }
+
+        public bool Overflowed { get; set; }
     }
 }

@@ -13,6 +13,7 @@ internal enum SampleCategory : byte
     ThreadPool,
     Framework,
     Unresolved,
+    Tracing,
 }
 
 /// <summary>
@@ -97,13 +98,14 @@ internal sealed class SampleComputer
     public static string CategoryName(SampleCategory category) => category switch
     {
         SampleCategory.App => "app code",
-        SampleCategory.Gc => "GC (allocation / GC frames)",
+        SampleCategory.Gc => "GC (allocation, GC frames, parked for a suspension)",
         SampleCategory.Jit => "JIT / type loading",
         SampleCategory.Contention => "lock contention",
         SampleCategory.Waiting => "blocked / sleeping",
         SampleCategory.FileIo => "file I/O",
         SampleCategory.ThreadPool => "thread pool",
         SampleCategory.Framework => "framework code",
+        SampleCategory.Tracing => "event tracing (EventSource / EventPipe)",
         _ => "unresolved / native",
     };
 
@@ -121,6 +123,11 @@ internal sealed class SampleComputer
             if (Matches(frame, s_gc))
             {
                 return (SampleCategory.Gc, leaf);
+            }
+
+            if (Matches(frame, s_tracing))
+            {
+                return (SampleCategory.Tracing, leaf);
             }
 
             if (Matches(frame, s_jit))
@@ -192,7 +199,9 @@ internal sealed class SampleComputer
         return false;
     }
 
-    private static readonly string[] s_gc = ["System.GC.", "WKS::", "SVR::", "System.Runtime.InteropServices.GCHandle"];
+    // Thread.PollGC is where a thread parks while the runtime is suspended (a GC, or the sampler's tick).
+    private static readonly string[] s_gc = ["System.GC.", "WKS::", "SVR::", "System.Runtime.InteropServices.GCHandle", "System.Threading.Thread.<PollGC>", "System.Threading.Thread.PollGC"];
+    private static readonly string[] s_tracing = ["System.Diagnostics.Tracing.", "System.Diagnostics.Activity"];
     private static readonly string[] s_jit = ["System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod", "System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor", "System.RuntimeType.CreateInstance", "ThePreStub", "JIT_"];
     private static readonly string[] s_contention = ["System.Threading.Monitor.Enter", "System.Threading.Monitor.ReliableEnter", "System.Threading.Monitor.TryEnter", "System.Threading.Lock.Enter", "System.Threading.Lock.TryEnter", "System.Threading.SpinLock.", "System.Threading.ReaderWriterLockSlim.", "System.Threading.Monitor.Wait"];
     private static readonly string[] s_waiting = ["System.Threading.Thread.Sleep", "System.Threading.WaitHandle.Wait", "System.Threading.ManualResetEventSlim.Wait", "System.Threading.SemaphoreSlim.Wait", "System.Threading.Tasks.Task.Wait", "System.Threading.Thread.Join", "System.Threading.Tasks.Task.InternalWait", "System.Threading.Tasks.Task.SpinThenBlockingWait"];

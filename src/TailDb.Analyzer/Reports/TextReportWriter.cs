@@ -123,7 +123,7 @@ internal static class TextReportWriter
 
         foreach (var n in nested)
         {
-            o.WriteLine($"  nested {n.Name}: {n.Count:N0} completed, {n.WithParent:N0} inside a request, unpaired start/stop {n.UnpairedStarts}/{n.UnpairedStops}");
+            o.WriteLine($"  other activity {n.Name}: {n.Count:N0} completed, {n.WithParent:N0} nested inside a request, unpaired start/stop {n.UnpairedStarts}/{n.UnpairedStops}");
         }
     }
 

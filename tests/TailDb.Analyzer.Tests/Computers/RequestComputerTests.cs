@@ -42,7 +42,21 @@ public sealed class RequestComputerTests(WorkloadTraces traces)
         // The nested FileRead still finds its request: the one open on its thread.
         var nested = Assert.Single(report.Population.Nested);
         Assert.Equal(1, nested.WithParent);
-        Assert.Contains(report.Slowest, r => r.Causes.Any(c => c.Cause == "FileRead (nested activity)" && c.Value >= 35));
+        Assert.Contains(report.Slowest, r => r.Causes.Any(c => c.Cause == "FileRead (nested activity)" && c.Value >= 75));
+    }
+
+    [Fact]
+    public void PayloadCorrelationSeesTheCacheMissInTheSlowSet()
+    {
+        var report = SlowestAnalysis.Run(new SlowestSettings(traces.NoActivityIds, RequestSelection.TailDb, Percent: 1), stackReader: null);
+        Assert.Equal([.. WorkloadTraces.NoIdsSleep, .. WorkloadTraces.NoIdsFileRead], report.Slowest.Select(r => WorkloadKeys.IndexOf(r.Fields)).Order());
+        var hit = Assert.Single(report.Payload, p => p.Field == "hit");
+        Assert.Equal("binary", hit.Kind);
+        // Misses at 10, 20 and 150; only 150 is slow: hit in 1 of 2 slow requests, in 196 of the other 198.
+        Assert.Equal(0.5, hit.SlowMean, 3);
+        Assert.Equal(196.0 / 198, hit.RestMean, 3);
+        Assert.Contains("strong", hit.Finding, StringComparison.Ordinal);
+        Assert.DoesNotContain(report.Payload, p => p.Field == "keyHash");
     }
 
     [Fact]

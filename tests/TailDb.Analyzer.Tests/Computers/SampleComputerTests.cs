@@ -35,3 +35,42 @@ public sealed class SampleComputerTests
         Assert.Equal(samples.Count, computer.TotalSamples);
     }
 }
+
+public sealed class ActivityInfoTests
+{
+    [Fact]
+    public void FieldsRoundTripThroughThe32ByteRecord()
+    {
+        var info = new ActivityInfo("Get", isRequest: true);
+        var keyHash = info.Field("keyHash", isBool: false);
+        var hit = info.Field("hit", isBool: true);
+        var valueBytes = info.Field("valueBytes", isBool: false);
+        var record = default(RequestRecord);
+        info.Store(ref record, keyHash, 4_000_000_000L); // a CRC32C above int.MaxValue
+        info.Store(ref record, hit, 1);
+        info.Store(ref record, valueBytes, 1234);
+        Assert.True(info.TryGet(record, keyHash, out var k) && k == 4_000_000_000L);
+        Assert.True(info.TryGet(record, hit, out var h) && h == 1);
+        Assert.True(info.TryGet(record, valueBytes, out var v) && v == 1234);
+        Assert.Equal(32, System.Runtime.CompilerServices.Unsafe.SizeOf<RequestRecord>());
+    }
+
+    [Fact]
+    public void AFieldWiderThan32BitsIsMarkedNotTruncated()
+    {
+        var info = new ActivityInfo("Get", isRequest: true);
+        var offset = info.Field("offset", isBool: false);
+        var record = default(RequestRecord);
+        info.Store(ref record, offset, 1L << 40);
+        Assert.True(info.Overflowed(offset));
+        Assert.False(info.TryGet(record, offset, out _));
+    }
+
+    [Fact]
+    public void OnlyThreeIntegerFieldsFitAndTheFourthIsRefused()
+    {
+        var info = new ActivityInfo("Put", isRequest: true);
+        Assert.Equal([0, 1, 2, -1], new[] { "a", "b", "c", "d" }.Select(n => info.Field(n, isBool: false)));
+        Assert.Equal(3, info.Field("hit", isBool: true));
+    }
+}

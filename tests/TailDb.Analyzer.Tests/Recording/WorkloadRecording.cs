@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
-using TailDb.Analyzer.Recording;
+using TailDb.LoadTest.Recording;
 
 namespace TailDb.Analyzer.Tests.Recording;
 
@@ -36,7 +36,7 @@ internal static class WorkloadRecording
         using var child = Process.Start(start) ?? throw new InvalidOperationException("could not start the workload");
         try
         {
-            await using var recorder = await TraceRecorder.StartAsync(child.Id, tracePath, providers, resumeRuntime: true, bufferMegabytes: 64);
+            await using var recorder = await EventPipeRecorder.StartAsync(child.Id, tracePath, providers, resumeRuntime: true, bufferMegabytes: 64);
             var line = await child.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(90));
             if (line is null || !line.StartsWith("done", StringComparison.Ordinal))
             {

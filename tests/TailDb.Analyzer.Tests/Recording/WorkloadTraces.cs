@@ -11,11 +11,17 @@ namespace TailDb.Analyzer.Tests.Recording;
 public sealed class WorkloadTraces : IAsyncLifetime
 {
     public const int GroundTruthRequests = 400;
+
+    /// <summary>The store workload's warm-up Gets (one per forcing kind), valueBytes 1.</summary>
+    public const int WarmUpGets = 5;
     public static readonly int[] ForcedGc = [100, 300];
     public static readonly int[] ForcedSleep = [150];
     public static readonly int[] ForcedLock = [200];
-    public static readonly int[] ForcedFileRead = [250];
-    public static readonly int[] Misses = [10, 20, 250];
+
+    /// <summary>The fake-request trace without ActivityIDs: a sleep, a slow nested FileRead, cache misses.</summary>
+    public static readonly int[] NoIdsSleep = [100];
+    public static readonly int[] NoIdsFileRead = [150];
+    public static readonly int[] NoIdsMisses = [10, 20, 150];
 
     private readonly string _directory = System.IO.Directory.CreateTempSubdirectory("taildb-analyzer-").FullName;
 
@@ -29,20 +35,21 @@ public sealed class WorkloadTraces : IAsyncLifetime
 
     public string Directory => _directory;
 
-    public static int ForcedCount => ForcedGc.Length + ForcedSleep.Length + ForcedLock.Length + ForcedFileRead.Length;
+    public static int ForcedCount => ForcedGc.Length + ForcedSleep.Length + ForcedLock.Length;
 
     public async Task InitializeAsync()
     {
         await WorkloadRecording.RecordAsync(GroundTruth, RecordingProviders.Create(samples: true),
-            "--requests", $"{GroundTruthRequests}", "--gc", Join(ForcedGc), "--sleep", Join(ForcedSleep), "--lock", Join(ForcedLock),
-            "--file-read", Join(ForcedFileRead), "--miss", Join(Misses), "--hold-ms", "40", "--heap-objects", "3000000");
+            "--store", "--requests", $"{GroundTruthRequests}", "--gc", Join(ForcedGc), "--sleep", Join(ForcedSleep), "--lock", Join(ForcedLock),
+            "--hold-ms", "80", "--heap-objects", "5000000");
         await WorkloadRecording.RecordAsync(Custom, RecordingProviders.Create(samples: false, ["TailDb-Tests-Orders"]),
-            "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "40", "--heap-objects", "3000000");
+            "--custom", "--requests", "200", "--gc", "60", "--sleep", "120", "--hold-ms", "80", "--heap-objects", "5000000");
         var withoutTpl = RecordingProviders.Create(samples: false).Where(p => p.Name != RecordingProviders.Tpl).ToList();
         await WorkloadRecording.RecordAsync(NoActivityIds, withoutTpl,
-            "--requests", "200", "--sleep", "100", "--file-read", "150", "--hold-ms", "40", "--heap-objects", "1000");
+            "--requests", "200", "--sleep", Join(NoIdsSleep), "--file-read", Join(NoIdsFileRead), "--miss", Join(NoIdsMisses),
+            "--hold-ms", "80", "--heap-objects", "1000");
         await WorkloadRecording.RecordAsync(Snapshot, RecordingProviders.Create(samples: false),
-            "--requests", "200", "--gc", "50,150", "--hold-ms", "40", "--heap-objects", "3000000");
+            "--requests", "200", "--gc", "50,150", "--hold-ms", "80", "--heap-objects", "5000000");
     }
 
     public Task DisposeAsync()
@@ -60,22 +67,10 @@ public sealed class WorkloadTracesGroup : ICollectionFixture<WorkloadTraces>
     public const string Name = "recorded workload traces";
 }
 
-/// <summary>Finds a request's index in the workload from its key hash (the workload hashes its index).</summary>
+/// <summary>Request i of the workload has a value of 64 + i bytes; warm-up requests have 1 (index -1).</summary>
 internal static class WorkloadKeys
 {
-    public static long KeyHash(int index) => (uint)(index * 2654435761L);
+    public static int IndexOf(IReadOnlyDictionary<string, long> fields) => IndexOfValueBytes(fields["valueBytes"]);
 
-    public static int IndexOf(IReadOnlyDictionary<string, long> fields)
-    {
-        var hash = fields["keyHash"];
-        for (var i = 0; i < 100_000; i++)
-        {
-            if (KeyHash(i) == hash)
-            {
-                return i;
-            }
-        }
-
-        return -1;
-    }
+    public static int IndexOfValueBytes(long valueBytes) => valueBytes >= 64 ? (int)(valueBytes - 64) : -1;
 }

@@ -113,7 +113,15 @@ public sealed class DamagedTraceTests(WorkloadTraces traces)
             }
         });
         var finished = await Task.WhenAny(run, Task.Delay(s_bound));
-        Assert.True(finished == run, $"{name}: no outcome within {s_bound.TotalSeconds} s");
+        if (finished != run)
+        {
+            // Keep the input that hung, to reproduce it with the CLI.
+            var kept = Path.Combine(Path.GetTempPath(), "taildb-analyzer-failures", name + ".nettrace");
+            Directory.CreateDirectory(Path.GetDirectoryName(kept)!);
+            File.Copy(path, kept, overwrite: true);
+            Assert.Fail($"{name}: no outcome within {s_bound.TotalSeconds} s (input kept at {kept})");
+        }
+
         var outcome = await run;
         File.Delete(path);
         Assert.True(watch.Elapsed < s_bound, $"{name} took {watch.Elapsed}");

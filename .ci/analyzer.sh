@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Analyzer smoke: runs `slowest` and `summary` on every .nettrace in the directory given as $1
+# (the load test smoke's traces) and fails on any non-zero exit (a truncated trace counts as one).
+# Without $1 it records the ground-truth workload itself (one forced gen2 GC) and analyzes that.
+# Prints, per trace: the verdict, the population lines, and how long each command took.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+
+analyzer=src/TailDb.Analyzer/bin/Release/net10.0/TailDb.Analyzer.dll
+if [ ! -f "$analyzer" ]; then
+  dotnet build src/TailDb.Analyzer -c Release -warnaserror 2>&1 | tail -n 2 || exit 1
+fi
+
+dir="${1:-}"
+if [ -z "$dir" ]; then
+  dir=$(mktemp -d)
+  workload=tests/TailDb.Analyzer.Tests.Workload/bin/Release/net10.0/TailDb.Analyzer.Tests.Workload.dll
+  [ -f "$workload" ] || dotnet build tests/TailDb.Analyzer.Tests.Workload -c Release 2>&1 | tail -n 2
+  dotnet "$analyzer" record -o "$dir/workload.nettrace" -- dotnet "$workload" --store --requests 400 --gc 100 --hold-ms 40 --heap-objects 3000000 \
+    || { echo "analyzer smoke: record failed"; exit 1; }
+fi
+
+shopt -s nullglob
+traces=("$dir"/*.nettrace)
+if [ ${#traces[@]} -eq 0 ]; then
+  echo "analyzer smoke: no .nettrace in $dir"
+  exit 1
+fi
+
+status=0
+for trace in "${traces[@]}"; do
+  for command in slowest summary; do
+    out=$(mktemp)
+    start=$(date +%s%N)
+    dotnet "$analyzer" "$command" "$trace" > "$out" 2>&1
+    rc=$?
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    echo "=== analyzer $command $(basename "$trace") ($(stat -c %s "$trace") bytes): exit $rc in ${ms} ms"
+    if [ "$command" = slowest ]; then
+      grep -A1 '^VERDICT' "$out" | tail -n 1
+      grep -E '^  (trace:|sampling interval|provider)' "$out"
+    else
+      grep -E '^  (Get|Put|Delete) |pauses:|GCs by generation' "$out"
+    fi
+    if [ $rc -ne 0 ]; then
+      echo "analyzer smoke: $command failed on $trace:"
+      tail -n 5 "$out"
+      status=1
+    fi
+    rm -f "$out"
+  done
+done
+exit $status
