@@ -60,6 +60,12 @@ internal ref struct BlockCursor
 
     public uint ReadVarUInt32()
     {
+        // Most header fields are deltas or small ids: one byte.
+        if ((uint)_position < (uint)_data.Length && _data[_position] < 0x80)
+        {
+            return _data[_position++];
+        }
+
         uint value = 0;
         for (var shift = 0; shift < 35; shift += 7)
         {
@@ -76,6 +82,11 @@ internal ref struct BlockCursor
 
     public ulong ReadVarUInt64()
     {
+        if ((uint)_position < (uint)_data.Length && _data[_position] < 0x80)
+        {
+            return _data[_position++];
+        }
+
         ulong value = 0;
         for (var shift = 0; shift < 70; shift += 7)
         {

@@ -61,7 +61,8 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
         private const int ClrThreadSampleManaged = 2;
         private const short HeaderCompressionFlag = 1;
 
-        private readonly Dictionary<int, EventKind> _kinds = [];
+        // Indexed by metadata id (the runtime numbers them 1, 2, 3, ...): one array load per event.
+        private EventKind[] _kinds = new EventKind[256];
         private readonly Dictionary<int, RegionStack> _regionStacks = [];
         private readonly AddressStackTable _addressStacks = new();
         private readonly MethodRangeTable _methods = new();
@@ -191,7 +192,7 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
                 {
                     ReadMetadata(new BlockCursor(payload, cursor.FileOffset - payload.Length, "metadata record"));
                 }
-                else if (_kinds.TryGetValue(header.MetadataId, out var kind))
+                else if ((uint)header.MetadataId < (uint)_kinds.Length && _kinds[header.MetadataId] is var kind and not EventKind.Other)
                 {
                     var payloadCursor = new BlockCursor(payload, cursor.FileOffset - payload.Length, "event payload");
                     switch (kind)
@@ -290,6 +291,16 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
             };
             if (kind != EventKind.Other)
             {
+                if (metadataId < 0 || metadataId > 1 << 24)
+                {
+                    throw cursor.Corrupt($"metadata id {metadataId}");
+                }
+
+                if (metadataId >= _kinds.Length)
+                {
+                    Array.Resize(ref _kinds, Math.Max(metadataId + 1, _kinds.Length * 2));
+                }
+
                 _kinds[metadataId] = kind;
             }
         }

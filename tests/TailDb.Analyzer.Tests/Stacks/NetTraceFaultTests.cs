@@ -96,6 +96,18 @@ public sealed class NetTraceFaultTests(RecordedTraces traces)
     }
 
     [Fact]
+    public async Task Version6TraceIsRejectedSayingWhichVersion()
+    {
+        // V6 (NetTraceFormat.md) follows the magic with a major and minor version instead of the
+        // FastSerialization header; .NET 10 writes V5.
+        var path = Write("v6.nettrace", [.. "Nettrace"u8, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+
+        var error = await Assert.ThrowsAsync<TraceFormatException>(() => ReadAsync(path));
+
+        Assert.Contains("version 6", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task MissingFileIsAFormatErrorNamingTheFile()
     {
         var path = Path.Combine(traces.Directory, "does-not-exist.nettrace");

@@ -31,11 +31,11 @@ public sealed class StackReadersAgreeTests(RecordedTraces traces)
         Assert.Equal(oracle.UnresolvedFrames, fast.UnresolvedFrames);
     }
 
+    // Usually spans several sequence points (stack ids restart after each), but how many depends
+    // on how fast the box lets the child write; SyntheticTraceStacksTests pins the restart down.
     [Fact]
-    public void BothReadersAgreeAcrossSequencePointsWhereStackIdsRestart()
+    public void BothReadersAgreeOnARequestStormTrace()
     {
-        Assert.True(CountObjects(traces.Storm, "SPBlock") >= 2, "the storm trace should span several sequence points");
-
         var oracle = new TraceLogStackSampleReader().Read(traces.Storm);
         var fast = new NetTraceStackSampleReader().Read(traces.Storm);
 
@@ -69,26 +69,6 @@ public sealed class StackReadersAgreeTests(RecordedTraces traces)
 
         Assert.NotEmpty(expected);
         Assert.Equal(expected.Order(), fast.Samples.Select(s => (s.TimeRelativeMSec, s.ThreadId)).Order());
-    }
-
-    private static int CountObjects(string path, string typeName)
-    {
-        using var stream = new NetTraceObjectStream(path);
-        stream.ReadStreamHeader();
-        var count = 0;
-        while (stream.TryBeginObject(out var name, out _))
-        {
-            if (name == "Trace")
-            {
-                stream.ReadTraceObjectFields();
-                continue;
-            }
-
-            stream.ReadBlock(name, out _);
-            count += name == typeName ? 1 : 0;
-        }
-
-        return count;
     }
 
     private (StackSampleSet Oracle, StackSampleSet Fast) ReadBoth() =>
