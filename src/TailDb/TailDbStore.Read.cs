@@ -24,6 +24,18 @@ public sealed partial class TailDbStore
     public ReadStatus TryGet(ReadOnlySpan<byte> key, IBufferWriter<byte> destination)
     {
         ArgumentNullException.ThrowIfNull(destination);
+        RecordFormat.ValidateKey(key);
+
+        // The hit path nobody observes: one lookup and one copy (the benchmark budget is 1.3x a
+        // bare dictionary lookup + copy). Anything observed, missed or disposed takes the full path.
+        if (!_disposed && !_telemetry.Observed() && _cache.TryGet(key, out byte[]? slot))
+        {
+            ReadOnlySpan<byte> value = ValueCache.ValueOf(slot);
+            value.CopyTo(destination.GetSpan(value.Length));
+            destination.Advance(value.Length);
+            return ReadStatus.Hit;
+        }
+
         var sink = new BufferWriterSink(destination);
         return Read(key, ref sink);
     }
@@ -75,10 +87,10 @@ public sealed partial class TailDbStore
         byte[]? value = null;
         try
         {
-            if (_cache.TryGet(key.Span, out byte[]? cached))
+            if (_cache.TryGet(key.Span, out byte[]? slot))
             {
                 status = ReadStatus.Hit;
-                value = cached.AsSpan().ToArray();
+                value = ValueCache.ValueOf(slot).ToArray();
             }
             else
             {
@@ -136,10 +148,11 @@ public sealed partial class TailDbStore
         int valueBytes = 0;
         try
         {
-            if (_cache.TryGet(key, out byte[]? cached))
+            if (_cache.TryGet(key, out byte[]? slot))
             {
-                sink.Write(cached);
-                valueBytes = cached.Length;
+                ReadOnlySpan<byte> value = ValueCache.ValueOf(slot);
+                sink.Write(value);
+                valueBytes = value.Length;
                 status = ReadStatus.Hit;
             }
             else
@@ -254,13 +267,13 @@ public sealed partial class TailDbStore
         sink.Write(value);
         if (_cache.Enabled && _cache.Fits(location.KeyLength, location.ValueLength))
         {
-            CacheEntry? entry = _cache.TryAdd(storedKey, value.ToArray());
-            if (entry is not null)
+            byte[]? slot = _cache.TryAdd(storedKey, value);
+            if (slot is not null)
             {
                 // A Put or Delete may have moved the key while we read; never leave an older value cached.
                 if (!_keyDir.TryGet(key, out RecordLocation now) || now != location)
                 {
-                    _cache.Remove(storedKey, entry);
+                    _cache.Remove(storedKey, slot);
                 }
                 else
                 {

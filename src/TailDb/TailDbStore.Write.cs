@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using System.Text;
+using TailDb.Caching;
 using TailDb.Diagnostics;
 using TailDb.Storage;
 
@@ -145,7 +146,7 @@ public sealed partial class TailDbStore
         {
             RecordFormat.Write(record, key, value, tombstone);
             // Copy outside the lock: the cache keeps its own array of the value.
-            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? value.ToArray() : null;
+            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
             long sequence;
             lock (_writer.WriteLock)
             {

@@ -54,6 +54,9 @@ public sealed partial class TailDbStore : IDisposable
     /// <summary>Live keys. Takes every lock of the key directory: for tests and tools, not hot paths.</summary>
     public int CountKeysSlow() => _keyDir.CountSlow;
 
+    /// <summary>This store's ActivitySource and Meter (tests filter their listeners by instance).</summary>
+    internal TailDbTelemetry Telemetry => _telemetry;
+
     /// <summary>True once a write or fsync failed; every later write throws <see cref="TailDbFaultedException"/>.</summary>
     public bool IsFaulted => _fault.IsFaulted;
 

@@ -3,6 +3,7 @@ using System.Text;
 
 namespace TailDb.Tests;
 
+[Collection(ProcessWideListeners.Name)]
 public sealed class TailDbStoreTests : IDisposable
 {
     private readonly TestDirectory _dir = new();

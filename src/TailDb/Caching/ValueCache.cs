@@ -11,22 +11,26 @@ namespace TailDb.Caching;
 /// lock. The clock hand is an enumerator over the dictionary itself: ConcurrentDictionary
 /// enumerates without taking locks and tolerates concurrent changes, so no separate ring of
 /// entries has to be kept in step with it.
+/// Each cached value is a "slot": the value's bytes plus one trailing byte that is the CLOCK
+/// reference bit. Keeping the bit in the array the hit copies anyway, instead of in an entry
+/// object around it, saves a dependent load per hit (measured: the entry object alone cost ~18%
+/// over a bare dictionary lookup + copy, most of the 1.3x budget).
 /// </summary>
 internal sealed class ValueCache
 {
     /// <summary>
-    /// Charged per entry on top of the key and value bytes: the dictionary node (~48 B), the entry
-    /// (~32 B) and the value array header (~24 B). The key array is shared with the key directory.
+    /// Charged per entry on top of the key and slot bytes: the dictionary node (~48 B) and the
+    /// slot array's header (~24 B). The key array is shared with the key directory.
     /// </summary>
-    public const int EntryOverhead = 104;
+    public const int EntryOverhead = 72;
 
-    private readonly ConcurrentDictionary<byte[], CacheEntry> _map;
-    private readonly ConcurrentDictionary<byte[], CacheEntry>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
+    private readonly ConcurrentDictionary<byte[], byte[]> _map;
+    private readonly ConcurrentDictionary<byte[], byte[]>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
     private readonly long _capacity;
     private readonly long _lowWatermark;
     private readonly TailDbTelemetry _telemetry;
     private readonly Lock _evictLock = new();
-    private IEnumerator<KeyValuePair<byte[], CacheEntry>>? _hand;
+    private IEnumerator<KeyValuePair<byte[], byte[]>>? _hand;
     private long _bytes;
 
     public ValueCache(long capacityBytes, int expectedKeys, TailDbTelemetry telemetry)
@@ -35,7 +39,7 @@ internal sealed class ValueCache
         // Evict a little below the bound so a full cache does not run the clock on every insert.
         _lowWatermark = capacityBytes - (capacityBytes / 32);
         _telemetry = telemetry;
-        _map = new ConcurrentDictionary<byte[], CacheEntry>(
+        _map = new ConcurrentDictionary<byte[], byte[]>(
             Environment.ProcessorCount * 4, capacityBytes == 0 ? 31 : Math.Max(31, expectedKeys), ByteKeyComparer.Instance);
         _lookup = _map.GetAlternateLookup<ReadOnlySpan<byte>>();
     }
@@ -47,49 +51,59 @@ internal sealed class ValueCache
     /// <summary>Bytes currently charged. May exceed the capacity by one entry per concurrent writer until they evict.</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool TryGet(ReadOnlySpan<byte> key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out byte[]? value)
+    /// <summary>A slot for <paramref name="value"/>: its bytes plus the reference byte (clear).</summary>
+    public static byte[] CreateSlot(ReadOnlySpan<byte> value)
     {
-        if (_lookup.TryGetValue(key, out CacheEntry? entry))
+        byte[] slot = new byte[value.Length + 1];
+        value.CopyTo(slot);
+        return slot;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ReadOnlySpan<byte> ValueOf(byte[] slot) => new(slot, 0, slot.Length - 1);
+
+    /// <summary>Looks a key up and marks it referenced; the value is <see cref="ValueOf"/>(slot).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryGet(ReadOnlySpan<byte> key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out byte[]? slot)
+    {
+        if (_lookup.TryGetValue(key, out slot))
         {
             // Test first: writing the bit on every hit would bounce the cache line between cores.
-            if (!entry.Referenced)
+            ref byte referenced = ref slot[^1];
+            if (referenced == 0)
             {
-                entry.Referenced = true;
+                referenced = 1;
             }
 
-            value = entry.Value;
             return true;
         }
 
-        value = null;
         return false;
     }
 
-    public bool Fits(int keyLength, int valueLength) => Cost(keyLength, valueLength) <= _capacity;
+    public bool Fits(int keyLength, int valueLength) => Cost(keyLength, valueLength + 1) <= _capacity;
 
     /// <summary>Write-through from a Put (under the writer's lock, so Puts of one key apply in log order).</summary>
-    public void Set(byte[] key, byte[] value)
+    public void Set(byte[] key, byte[] slot)
     {
-        long cost = Cost(key.Length, value.Length);
+        long cost = Cost(key.Length, slot.Length);
         if (cost > _capacity)
         {
             Remove(key);
             return;
         }
 
-        var entry = new CacheEntry(value, cost);
         while (true)
         {
-            if (_map.TryGetValue(key, out CacheEntry? old))
+            if (_map.TryGetValue(key, out byte[]? old))
             {
-                if (_map.TryUpdate(key, entry, old))
+                if (_map.TryUpdate(key, slot, old))
                 {
-                    Interlocked.Add(ref _bytes, cost - old.Cost);
+                    Interlocked.Add(ref _bytes, cost - Cost(key.Length, old.Length));
                     return;
                 }
             }
-            else if (_map.TryAdd(key, entry))
+            else if (_map.TryAdd(key, slot))
             {
                 Interlocked.Add(ref _bytes, cost);
                 return;
@@ -97,39 +111,39 @@ internal sealed class ValueCache
         }
     }
 
-    /// <summary>Fill after a disk read; never replaces a newer value a Put already cached.</summary>
-    public CacheEntry? TryAdd(byte[] key, byte[] value)
+    /// <summary>Fill after a disk read; never replaces a newer value a Put already cached. Returns the slot added, or null.</summary>
+    public byte[]? TryAdd(byte[] key, ReadOnlySpan<byte> value)
     {
-        long cost = Cost(key.Length, value.Length);
+        long cost = Cost(key.Length, value.Length + 1);
         if (cost > _capacity)
         {
             return null;
         }
 
-        var entry = new CacheEntry(value, cost);
-        if (!_map.TryAdd(key, entry))
+        byte[] slot = CreateSlot(value);
+        if (!_map.TryAdd(key, slot))
         {
             return null;
         }
 
         Interlocked.Add(ref _bytes, cost);
-        return entry;
+        return slot;
     }
 
     public void Remove(ReadOnlySpan<byte> key)
     {
-        if (_lookup.TryRemove(key, out _, out CacheEntry? old))
+        if (_lookup.TryRemove(key, out byte[]? storedKey, out byte[]? old))
         {
-            Interlocked.Add(ref _bytes, -old.Cost);
+            Interlocked.Add(ref _bytes, -Cost(storedKey.Length, old.Length));
         }
     }
 
-    /// <summary>Removes exactly this entry (not a newer one for the same key).</summary>
-    public void Remove(byte[] key, CacheEntry entry)
+    /// <summary>Removes exactly this slot (not a newer one for the same key).</summary>
+    public void Remove(byte[] key, byte[] slot)
     {
-        if (_map.TryRemove(new KeyValuePair<byte[], CacheEntry>(key, entry)))
+        if (_map.TryRemove(new KeyValuePair<byte[], byte[]>(key, slot)))
         {
-            Interlocked.Add(ref _bytes, -entry.Cost);
+            Interlocked.Add(ref _bytes, -Cost(key.Length, slot.Length));
         }
     }
 
@@ -175,18 +189,20 @@ internal sealed class ValueCache
                     }
                 }
 
-                KeyValuePair<byte[], CacheEntry> candidate = _hand.Current;
-                if (candidate.Value.Referenced && wraps <= 2)
+                KeyValuePair<byte[], byte[]> candidate = _hand.Current;
+                ref byte referenced = ref candidate.Value[^1];
+                if (referenced != 0 && wraps <= 2)
                 {
-                    candidate.Value.Referenced = false;
+                    referenced = 0;
                     continue;
                 }
 
                 if (_map.TryRemove(candidate))
                 {
-                    Interlocked.Add(ref _bytes, -candidate.Value.Cost);
+                    long cost = Cost(candidate.Key.Length, candidate.Value.Length);
+                    Interlocked.Add(ref _bytes, -cost);
                     evicted++;
-                    freed += candidate.Value.Cost;
+                    freed += cost;
                 }
             }
 
@@ -199,5 +215,5 @@ internal sealed class ValueCache
         }
     }
 
-    private static long Cost(int keyLength, int valueLength) => (long)keyLength + valueLength + EntryOverhead;
+    private static long Cost(int keyLength, int slotLength) => (long)keyLength + slotLength + EntryOverhead;
 }

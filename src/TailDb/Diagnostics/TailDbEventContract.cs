@@ -50,6 +50,7 @@ public static class TailDbEventContract
         public const string Evicted = "evicted";
         public const string BytesFreed = "bytesFreed";
         public const string Reason = "reason";
+        public const string BytesDropped = "bytesDropped";
     }
 
     /// <summary>Event ids. A Stop is its Start + 1, or EventSource does not pair them.</summary>

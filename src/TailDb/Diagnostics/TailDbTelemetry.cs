@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using System.Runtime.CompilerServices;
 
 namespace TailDb.Diagnostics;
 
@@ -47,6 +48,16 @@ internal sealed class TailDbTelemetry : IDisposable
     }
 
     public ActivitySource Activities { get; }
+
+    public Meter Meter => _meter;
+
+    /// <summary>
+    /// Whether anything would record a cache hit: the EventSource, an ActivityListener, the
+    /// duration histogram or the hits counter. A few field reads; false lets a hit skip all of it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool Observed() =>
+        TailDbEventSource.Log.IsEnabled() || _duration.Enabled || _hits.Enabled || Activities.HasListeners();
 
     /// <summary>True when the duration histogram has a listener; only then is a start timestamp taken.</summary>
     public bool TimingEnabled => _duration.Enabled;

@@ -1,0 +1,84 @@
+using System.Buffers;
+
+namespace TailDb.Tests.Caching;
+
+public sealed class ValueCacheTests : IDisposable
+{
+    private readonly TestDirectory _dir = new();
+
+    public void Dispose() => _dir.Dispose();
+
+    [Fact]
+    public void CacheStaysWithinItsByteBound()
+    {
+        const long capacity = 32 * 1024;
+        using var store = TailDbStore.Open(_dir.Options() with { CacheCapacityBytes = capacity });
+        var writer = new ArrayBufferWriter<byte>();
+        long peak = 0;
+        for (int i = 0; i < 500; i++)
+        {
+            store.Put($"k{i}", new byte[300 + (i % 700)]);
+            peak = Math.Max(peak, store.CacheSizeBytes);
+            writer.ResetWrittenCount();
+            store.TryGet(System.Text.Encoding.UTF8.GetBytes($"k{i / 2}"), writer);
+            peak = Math.Max(peak, store.CacheSizeBytes);
+        }
+
+        Assert.InRange(peak, capacity / 2, capacity);
+    }
+
+    [Fact]
+    public void HotKeysSurviveAStreamOfColdOnes()
+    {
+        using var store = TailDbStore.Open(_dir.Options() with { CacheCapacityBytes = 40 * 1024 });
+        var writer = new ArrayBufferWriter<byte>();
+        byte[][] hot = Enumerable.Range(0, 8).Select(i => System.Text.Encoding.UTF8.GetBytes($"hot{i}")).ToArray();
+        foreach (byte[] key in hot)
+        {
+            store.Put(key, new byte[1000]);
+        }
+
+        for (int i = 0; i < 400; i++)
+        {
+            store.Put($"cold{i}", new byte[1000]);
+            foreach (byte[] key in hot)
+            {
+                writer.ResetWrittenCount();
+                store.TryGet(key, writer);
+            }
+        }
+
+        // A FIFO or random policy would have evicted them many times over (400 KB through a 40 KB cache).
+        foreach (byte[] key in hot)
+        {
+            writer.ResetWrittenCount();
+            Assert.Equal(ReadStatus.Hit, store.TryGet(key, writer));
+        }
+
+        writer.ResetWrittenCount();
+        Assert.Equal(ReadStatus.Miss, store.TryGet("cold0"u8, writer));
+    }
+
+    [Fact]
+    public void ZeroCapacityDisablesTheCache()
+    {
+        using var store = TailDbStore.Open(_dir.Options() with { CacheCapacityBytes = 0 });
+        store.Put("k", "v"u8);
+        var writer = new ArrayBufferWriter<byte>();
+        Assert.Equal(ReadStatus.Miss, store.TryGet("k"u8, writer));
+        Assert.Equal(ReadStatus.Miss, store.TryGet("k"u8, writer));
+        Assert.Equal(0, store.CacheSizeBytes);
+    }
+
+    [Fact]
+    public void OverwriteAndDeleteNeverLeaveAStaleCachedValue()
+    {
+        using var store = TailDbStore.Open(_dir.Options());
+        store.Put("k", "one"u8);
+        Assert.Equal("one"u8.ToArray(), store.Get("k"));
+        store.Put("k", "two"u8);
+        Assert.Equal("two"u8.ToArray(), store.Get("k"));
+        store.Delete("k");
+        Assert.Null(store.Get("k"));
+    }
+}

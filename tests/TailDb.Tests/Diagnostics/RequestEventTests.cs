@@ -1,0 +1,159 @@
+using System.Buffers;
+using System.Collections.Concurrent;
+using System.Diagnostics.Tracing;
+using TailDb.Storage;
+using C = TailDb.Diagnostics.TailDbEventContract;
+
+namespace TailDb.Tests.Diagnostics;
+
+[Collection(ProcessWideListeners.Name)]
+public sealed class RequestEventTests : IDisposable
+{
+    private readonly TestDirectory _dir = new();
+
+    public void Dispose() => _dir.Dispose();
+
+    private sealed record Recorded(string Name, int Id, Guid ActivityId, Guid RelatedActivityId, EventTask Task, EventOpcode Opcode, IReadOnlyDictionary<string, object?> Payload);
+
+    /// <summary>Records TailDb events with activity ids on (TplEventSource keyword 0x80, TasksFlowActivityIds).</summary>
+    private sealed class Recorder : EventListener
+    {
+        // Field initialisers run before the base constructor, which already calls OnEventSourceCreated.
+        private readonly ConcurrentQueue<Recorded> _events = new();
+
+        public IReadOnlyList<Recorded> Events => [.. _events];
+
+        protected override void OnEventSourceCreated(EventSource eventSource)
+        {
+            if (eventSource.Name == "System.Threading.Tasks.TplEventSource")
+            {
+                EnableEvents(eventSource, EventLevel.Informational, (EventKeywords)0x80);
+            }
+            else if (eventSource.Name == C.ProviderName)
+            {
+                EnableEvents(eventSource, EventLevel.Verbose, EventKeywords.All);
+            }
+        }
+
+        protected override void OnEventWritten(EventWrittenEventArgs e)
+        {
+            if (e.EventSource.Name != C.ProviderName)
+            {
+                return;
+            }
+
+            var payload = new Dictionary<string, object?>();
+            for (int i = 0; i < (e.PayloadNames?.Count ?? 0); i++)
+            {
+                payload[e.PayloadNames![i]] = e.Payload![i];
+            }
+
+            _events.Enqueue(new Recorded(e.EventName!, e.EventId, e.ActivityId, e.RelatedActivityId, e.Task, e.Opcode, payload));
+        }
+    }
+
+    [Fact]
+    public async Task EveryGetStartIsMatchedByAGetStopWithTheSameNonEmptyActivityId()
+    {
+        var options = _dir.Options() with { CacheCapacityBytes = 1 << 20 };
+        byte[][] keys = Enumerable.Range(0, 20).Select(i => System.Text.Encoding.UTF8.GetBytes($"event-key-{Guid.NewGuid():N}-{i}")).ToArray();
+        using (var writer = TailDbStore.Open(options))
+        {
+            foreach (byte[] key in keys)
+            {
+                writer.Put(key, key);
+            }
+        }
+
+        var hashes = keys.Select(k => (long)Crc32C.Compute(k)).ToHashSet();
+        using var recorder = new Recorder();
+        using (var store = TailDbStore.Open(options))
+        {
+            // First read of each key misses (fresh store), the second hits; sync and async, concurrently.
+            await Task.WhenAll(keys.Select((key, i) => Task.Run(async () =>
+            {
+                if (i % 2 == 0)
+                {
+                    store.TryGet(key, new ArrayBufferWriter<byte>());
+                    store.TryGet(key, new ArrayBufferWriter<byte>());
+                }
+                else
+                {
+                    await store.GetAsync(key);
+                    await store.GetAsync(key);
+                }
+            })));
+        }
+
+        IReadOnlyList<Recorded> events = recorder.Events;
+        var starts = events.Where(e => e.Id == C.EventIds.GetStart && hashes.Contains((long)e.Payload[C.Fields.KeyHash]!)).ToList();
+        Assert.Equal(keys.Length * 2, starts.Count);
+        Assert.All(starts, s => Assert.NotEqual(Guid.Empty, s.ActivityId));
+        Assert.Equal(starts.Count, starts.Select(s => s.ActivityId).Distinct().Count());
+
+        var stops = events.Where(e => e.Id == C.EventIds.GetStop).ToLookup(e => e.ActivityId);
+        foreach (Recorded start in starts)
+        {
+            Recorded stop = Assert.Single(stops[start.ActivityId]);
+            Assert.Equal(C.Activities.Get + "Stop", stop.Name);
+            Assert.Equal(EventOpcode.Start, start.Opcode);
+            Assert.Equal(EventOpcode.Stop, stop.Opcode);
+            Assert.Equal(start.Task, stop.Task); // paired by task at run time
+            Assert.True((bool)stop.Payload[C.Fields.Found]!);
+        }
+
+        // Every miss read its record inside the Get: FileRead's RelatedActivityId is the Get's ActivityId.
+        var fileReads = events.Where(e => e.Id == C.EventIds.FileReadStart).ToLookup(e => e.RelatedActivityId);
+        var misses = starts.Where(s => !(bool)Assert.Single(stops[s.ActivityId]).Payload[C.Fields.Hit]!).ToList();
+        Assert.Equal(keys.Length, misses.Count);
+        foreach (Recorded miss in misses)
+        {
+            Recorded read = Assert.Single(fileReads[miss.ActivityId]);
+            Assert.NotEqual(Guid.Empty, read.ActivityId);
+            Assert.NotEqual(miss.ActivityId, read.ActivityId);
+            Assert.Single(events, e => e.Id == C.EventIds.FileReadStop && e.ActivityId == read.ActivityId);
+        }
+    }
+
+    [Fact]
+    public void FsyncNestsInsideThePutThatLedTheGroupCommit()
+    {
+        using var recorder = new Recorder();
+        using (var store = TailDbStore.Open(_dir.Options() with { Durability = Durability.Fsync }))
+        {
+            store.Put("fsync-key", "v"u8);
+        }
+
+        IReadOnlyList<Recorded> events = recorder.Events;
+        long hash = Crc32C.Compute("fsync-key"u8);
+        Recorded put = Assert.Single(events, e => e.Id == C.EventIds.PutStart && (long)e.Payload[C.Fields.KeyHash]! == hash);
+        Recorded fsync = Assert.Single(events, e => e.Id == C.EventIds.FsyncStart && e.RelatedActivityId == put.ActivityId);
+        Assert.Equal(1, (int)fsync.Payload[C.Fields.BatchSize]!);
+        Assert.Single(events, e => e.Id == C.EventIds.PutStop && e.ActivityId == put.ActivityId);
+    }
+
+    [Fact]
+    public void EvictionAndDamageAreReportedAsEvents()
+    {
+        using var recorder = new Recorder();
+        var options = _dir.Options() with { CacheCapacityBytes = 4096 };
+        using (var store = TailDbStore.Open(options))
+        {
+            for (int i = 0; i < 50; i++)
+            {
+                store.Put($"evict-{i}", new byte[200]);
+            }
+        }
+
+        File.AppendAllText(_dir.SegmentFiles().Last(), "torn");
+        using (TailDbStore.Open(options))
+        {
+        }
+
+        IReadOnlyList<Recorded> events = recorder.Events;
+        Recorded eviction = events.First(e => e.Id == C.EventIds.CacheEvictionStop);
+        Assert.True((int)eviction.Payload[C.Fields.Evicted]! > 0);
+        Assert.True((long)eviction.Payload[C.Fields.BytesFreed]! > 0);
+        Assert.Contains(events, e => e.Id == C.EventIds.TailTruncated && (long)e.Payload[C.Fields.BytesDropped]! == 4);
+    }
+}
