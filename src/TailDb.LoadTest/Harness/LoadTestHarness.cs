@@ -220,7 +220,7 @@ public sealed class LoadTestHarness
     {
         using var giveUp = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         Task<EventPipeRecorder> starting = EventPipeRecorder.StartAsync(
-            worker.Id, tracePath, RecordingProviders.Create(_options.Samples), resumeRuntime: true, cancellationToken: giveUp.Token);
+            worker.Id, tracePath, RecordingProviders.Create(_options.Samples), resumeRuntime: true, eventStacks: _options.EventStacks, cancellationToken: giveUp.Token);
         if (await Task.WhenAny(starting, worker.Exited).ConfigureAwait(false) != starting)
         {
             // The runtime never got far enough to open its diagnostic port (a bad runtimeconfig, say).
