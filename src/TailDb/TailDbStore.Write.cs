@@ -158,14 +158,16 @@ public sealed partial class TailDbStore
                 }
 
                 RecordLocation location = _writer.AppendLocked(record.AsSpan(0, size), key.Length, tombstone ? 0 : value.Length);
+                RecordLocation previous;
                 if (tombstone)
                 {
-                    _keyDir.Remove(key);
+                    _keyDir.Remove(key, out previous);
                     _cache.Remove(key);
+                    _writer.Active.AddDead(size);
                 }
                 else
                 {
-                    byte[] storedKey = _keyDir.Set(key, location);
+                    byte[] storedKey = _keyDir.Set(key, location, out previous);
                     if (cached is not null)
                     {
                         _cache.Set(storedKey, cached);
@@ -176,6 +178,7 @@ public sealed partial class TailDbStore
                     }
                 }
 
+                _writer.Segments.Supersede(previous);
                 sequence = _writer.Sequence;
             }
 

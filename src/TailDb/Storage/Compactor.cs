@@ -28,7 +28,8 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
             inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
         }
 
-        if (inputs.Count == 0)
+        // Nothing to reclaim: no sealed segment, or only an earlier compaction's output untouched since.
+        if (inputs.Count == 0 || (inputs.Count == 1 && inputs[0].Generation > 0 && inputs[0].DeadBytes == 0))
         {
             return new CompactionResult(0, 0, 0, 0);
         }
@@ -70,6 +71,11 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
                 if (keyDir.TryMove(key, source, source with { SegmentNumber = output.Number, Offset = offset }))
                 {
                     live++;
+                }
+                else
+                {
+                    // Overwritten or deleted while we copied: the copy is garbage from the start.
+                    output.AddDead(source.RecordSize);
                 }
             }
 

@@ -26,10 +26,13 @@ internal sealed class KeyDir
 
     public bool TryGet(ReadOnlySpan<byte> key, out RecordLocation location) => _lookup.TryGetValue(key, out location);
 
-    /// <summary>Points <paramref name="key"/> at <paramref name="location"/>; returns the key array the index holds (reused when the key exists).</summary>
-    public byte[] Set(ReadOnlySpan<byte> key, RecordLocation location)
+    /// <summary>
+    /// Points <paramref name="key"/> at <paramref name="location"/>; returns the key array the
+    /// index holds (reused when the key exists) and the location it replaced (default if none).
+    /// </summary>
+    public byte[] Set(ReadOnlySpan<byte> key, RecordLocation location, out RecordLocation previous)
     {
-        if (_lookup.TryGetValue(key, out byte[]? stored, out _))
+        if (_lookup.TryGetValue(key, out byte[]? stored, out previous))
         {
             _map[stored] = location;
             return stored;
@@ -40,7 +43,7 @@ internal sealed class KeyDir
         return copy;
     }
 
-    public bool Remove(ReadOnlySpan<byte> key) => _lookup.TryRemove(key, out _, out _);
+    public bool Remove(ReadOnlySpan<byte> key, out RecordLocation previous) => _lookup.TryRemove(key, out _, out previous);
 
     /// <summary>Moves a key only if it still points where compaction found it.</summary>
     public bool TryMove(ReadOnlySpan<byte> key, RecordLocation from, RecordLocation to) =>

@@ -24,6 +24,7 @@ internal sealed class Recovery
     private int _hintsUsed;
     private int _leftovers;
     private int _lastNumber;
+    private SegmentSet _scanned = SegmentSet.Empty;
 
     private Recovery(IStorageDevice device, string directory, TailDbOptions options, KeyDir keyDir)
     {
@@ -124,6 +125,7 @@ internal sealed class Recovery
         try
         {
             var segment = new Segment(++_lastNumber, id, generation, file, file.Length);
+            _scanned = _scanned.With([segment], []);
             if (!CheckFileHeader(segment, isNewest))
             {
                 return segment;
@@ -178,7 +180,8 @@ internal sealed class Recovery
         long records = 0;
         bool ok = HintFile.TryLoad(hint, segment.Length, (key, offset, valueLength) =>
         {
-            _keyDir.Set(key, new RecordLocation(segment.Number, offset, key.Length, valueLength));
+            _keyDir.Set(key, new RecordLocation(segment.Number, offset, key.Length, valueLength), out RecordLocation previous);
+            _scanned.Supersede(previous);
             records++;
         });
         _records += records;
@@ -213,14 +216,18 @@ internal sealed class Recovery
                     break;
 
                 case ScanOutcome.Record:
+                    RecordLocation previous;
                     if (record.IsTombstone)
                     {
-                        _keyDir.Remove(record.Key);
+                        _keyDir.Remove(record.Key, out previous);
+                        segment.AddDead(record.Size);
                     }
                     else
                     {
-                        _keyDir.Set(record.Key, new RecordLocation(segment.Number, offset, record.Key.Length, record.ValueLength));
+                        _keyDir.Set(record.Key, new RecordLocation(segment.Number, offset, record.Key.Length, record.ValueLength), out previous);
                     }
+
+                    _scanned.Supersede(previous);
 
                     _records++;
                     offset += record.Size;
@@ -234,7 +241,8 @@ internal sealed class Recovery
                         return;
                     }
 
-                    _keyDir.Set(record.Key, RecordLocation.Corrupt(segment.Number, offset, record.Key.Length));
+                    _keyDir.Set(record.Key, RecordLocation.Corrupt(segment.Number, offset, record.Key.Length), out RecordLocation superseded);
+                    _scanned.Supersede(superseded);
                     _corrupt.Add(new CorruptRecordInfo(segment.Id, offset, record.Damage!));
                     if (TailDbEventSource.Log.StorageEnabled())
                     {

@@ -34,6 +34,13 @@ internal sealed class Segment : IDisposable
     /// <summary>Bytes appended so far; changed only by the writer under its lock.</summary>
     public long Length { get; set; }
 
+    private long _deadBytes;
+
+    /// <summary>Bytes of records superseded by later writes (and tombstones): what compaction would reclaim.</summary>
+    public long DeadBytes => Volatile.Read(ref _deadBytes);
+
+    public void AddDead(long bytes) => Interlocked.Add(ref _deadBytes, bytes);
+
     public static string FileName(int id, int generation) =>
         string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{Extension}");
 

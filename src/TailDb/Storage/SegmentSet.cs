@@ -21,6 +21,9 @@ internal sealed class SegmentSet
 
     public Segment? Find(int number) => (uint)number < (uint)_byNumber.Length ? _byNumber[number] : null;
 
+    /// <summary>Charges a superseded record to its segment's dead bytes (no-op for "no previous record").</summary>
+    public void Supersede(RecordLocation previous) => Find(previous.SegmentNumber)?.AddDead(previous.RecordSize);
+
     public SegmentSet With(IEnumerable<Segment> added, IEnumerable<Segment> removed)
     {
         var list = Ordered.Except(removed).Concat(added).OrderBy(s => s.Id).ThenBy(s => s.Generation).ToArray();

@@ -148,4 +148,26 @@ public sealed class CompactionTests : IDisposable
             }
         }
     }
+
+    [Fact]
+    public void CompactingAnUntouchedCompactedSegmentDoesNothing()
+    {
+        using var store = TailDbStore.Open(Options());
+        for (int k = 0; k < 30; k++)
+        {
+            store.Put($"k{k}", Encoding.UTF8.GetBytes($"v{k}"));
+        }
+
+        Assert.Equal(30, store.Compact().LiveRecords);
+        string[] files = _dir.SegmentFiles();
+        Assert.Equal(0, store.Compact().SegmentsCompacted);
+        Assert.Equal(files, _dir.SegmentFiles());
+
+        // One overwrite makes the compacted segment worth rewriting again.
+        store.Put("k1", "new"u8);
+        CompactionResult again = store.Compact();
+        Assert.Equal(2, again.SegmentsCompacted);
+        Assert.Equal(30, again.LiveRecords);
+        Assert.Equal("new", Encoding.UTF8.GetString(store.Get("k1")!));
+    }
 }

@@ -1,0 +1,172 @@
+using TailDb.Storage;
+
+namespace TailDb.Tests.Storage;
+
+/// <summary>
+/// Simulates a machine that loses power: the real files are written as usual, but the device
+/// remembers what an fsync made durable. <see cref="PowerOff"/> makes every later operation fail;
+/// <see cref="Restore"/> then puts the directory in the state a disk would have after the reboot:
+/// each file cut back to its last fsynced length, files whose creation or rename was never made
+/// durable by a directory fsync removed or renamed back. A SIGKILL cannot test fsync logic (the page
+/// cache survives it); this can.
+/// </summary>
+internal sealed class PowerLossDevice : IStorageDevice
+{
+    private readonly Lock _lock = new();
+    private readonly Dictionary<string, FileState> _files = new(StringComparer.Ordinal);
+    private readonly List<(string From, string To)> _pendingRenames = [];
+    private volatile bool _off;
+
+    private sealed class FileState
+    {
+        public long DurableLength { get; set; }
+
+        public bool EntryDurable { get; set; }
+    }
+
+    public void PowerOff() => _off = true;
+
+    public void Restore()
+    {
+        lock (_lock)
+        {
+            for (int i = _pendingRenames.Count - 1; i >= 0; i--)
+            {
+                (string from, string to) = _pendingRenames[i];
+                if (File.Exists(to))
+                {
+                    File.Move(to, from, overwrite: true);
+                }
+
+                if (_files.Remove(to, out FileState? state))
+                {
+                    _files[from] = state;
+                }
+            }
+
+            foreach ((string path, FileState state) in _files)
+            {
+                if (!File.Exists(path))
+                {
+                    continue;
+                }
+
+                if (!state.EntryDurable)
+                {
+                    File.Delete(path);
+                }
+                else if (new FileInfo(path).Length > state.DurableLength)
+                {
+                    using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
+                    stream.SetLength(state.DurableLength);
+                }
+            }
+        }
+    }
+
+    public IStorageFile Open(string path, FileMode mode, bool writable)
+    {
+        ThrowIfOff();
+        lock (_lock)
+        {
+            bool existed = File.Exists(path);
+            IStorageFile inner = FileStorageDevice.Instance.Open(path, mode, writable);
+            if (!_files.TryGetValue(path, out FileState? state))
+            {
+                state = existed ? new FileState { DurableLength = inner.Length, EntryDurable = true } : new FileState();
+                _files[path] = state;
+            }
+
+            return new DeviceFile(this, inner, state);
+        }
+    }
+
+    public void FlushDirectory(string directory)
+    {
+        ThrowIfOff();
+        FileStorageDevice.Instance.FlushDirectory(directory);
+        lock (_lock)
+        {
+            foreach ((string path, FileState state) in _files)
+            {
+                if (Path.GetDirectoryName(path) == directory)
+                {
+                    state.EntryDurable = true;
+                }
+            }
+
+            _pendingRenames.RemoveAll(r => Path.GetDirectoryName(r.To) == directory);
+        }
+    }
+
+    public void Move(string source, string destination)
+    {
+        ThrowIfOff();
+        lock (_lock)
+        {
+            FileStorageDevice.Instance.Move(source, destination);
+            if (_files.Remove(source, out FileState? state))
+            {
+                _files[destination] = state;
+            }
+
+            _pendingRenames.Add((source, destination));
+        }
+    }
+
+    public void Delete(string path)
+    {
+        ThrowIfOff();
+        lock (_lock)
+        {
+            FileStorageDevice.Instance.Delete(path);
+            _files.Remove(path);
+        }
+    }
+
+    private void ThrowIfOff()
+    {
+        if (_off)
+        {
+            throw new IOException("simulated power loss");
+        }
+    }
+
+    private sealed class DeviceFile(PowerLossDevice device, IStorageFile inner, FileState state) : IStorageFile
+    {
+        public string Path => inner.Path;
+
+        public long Length => inner.Length;
+
+        public int Read(Span<byte> buffer, long offset) => inner.Read(buffer, offset);
+
+        public ValueTask<int> ReadAsync(Memory<byte> buffer, long offset, CancellationToken cancellationToken) =>
+            inner.ReadAsync(buffer, offset, cancellationToken);
+
+        public void Write(ReadOnlySpan<byte> data, long offset)
+        {
+            device.ThrowIfOff();
+            inner.Write(data, offset);
+        }
+
+        public void Flush()
+        {
+            device.ThrowIfOff();
+            // Only what was written before the fsync began is promised durable.
+            long length = inner.Length;
+            inner.Flush();
+            lock (device._lock)
+            {
+                state.DurableLength = length;
+            }
+        }
+
+        public void SetLength(long length)
+        {
+            device.ThrowIfOff();
+            inner.SetLength(length);
+        }
+
+        public void Dispose() => inner.Dispose();
+    }
+}
