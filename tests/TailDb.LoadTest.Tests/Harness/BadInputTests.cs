@@ -54,6 +54,11 @@ public sealed class BadInputTests : IDisposable
     [Fact]
     public async Task KilledHarnessLeavesNoWorkerBehind()
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            return; // finds the worker through /proc
+        }
+
         using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "1000", "--rate", "500"]);
         int worker = await WaitForChildAsync(harness.Id);
 
@@ -72,6 +77,11 @@ public sealed class BadInputTests : IDisposable
     [Fact]
     public async Task InterruptStopsCleanlyAndPrintsWhatWasMeasured()
     {
+        if (!OperatingSystem.IsLinux())
+        {
+            return; // sends SIGINT with kill(1) and finds the worker through /proc
+        }
+
         using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "1000", "--rate", "1000"]);
         int worker = await WaitForChildAsync(harness.Id);
         await Task.Delay(TimeSpan.FromSeconds(3));
