@@ -29,13 +29,13 @@ echo "trace: $trace ($(( $(stat -c %s "$trace") / 1000000 )) MB)"
 dotnet "$gen" compare "$trace"
 
 timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %M" -o "$out/stacks-time.txt")
-declare -A wall peak
+[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "%e %M %U %S" -o "$out/stacks-time.txt")
+declare -A wall peak user sys
 for what in tracelog-convert tracelog nettrace eventpipe+nettrace; do
   "${timer[@]}" dotnet "$gen" measure "$what" "$trace"
   if [ ${#timer[@]} -gt 0 ]; then
-    read -r wall[$what] peak[$what] < "$out/stacks-time.txt"
-    echo "  $what: ${wall[$what]} s wall, $(( ${peak[$what]} / 1024 )) MB peak RSS"
+    read -r wall[$what] peak[$what] user[$what] sys[$what] < "$out/stacks-time.txt"
+    echo "  $what: ${wall[$what]} s wall, ${user[$what]} s user + ${sys[$what]} s sys, $(( ${peak[$what]} / 1024 )) MB peak RSS"
   fi
 done
 
@@ -48,9 +48,11 @@ if dotnet "$analyzer" slowest --help > /dev/null 2>&1; then
   "${timer[@]}" dotnet "$analyzer" slowest "$trace" > "$out/stacks-slowest.txt"
   grep -m1 -A2 VERDICT "$out/stacks-slowest.txt" || true
   if [ ${#timer[@]} -gt 0 ]; then
-    read -r wall[slowest] peak[slowest] < "$out/stacks-time.txt"
-    awk -v a="${wall[tracelog-convert]}" -v s="${wall[slowest]}" -v m="${peak[slowest]}" 'BEGIN {
-      printf "  slowest: %.2f s wall, %d MB peak RSS\nTraceLog conversion / slowest: %.1fx (goal >= 2x); slowest peak %d MB (goal <= 1024 MB)\n", s, m / 1024, a / s, m / 1024 }'
+    read -r wall[slowest] peak[slowest] user[slowest] sys[slowest] < "$out/stacks-time.txt"
+    awk -v a="${wall[tracelog-convert]}" -v s="${wall[slowest]}" -v m="${peak[slowest]}" \
+        -v ac="${user[tracelog-convert]}" -v as="${sys[tracelog-convert]}" -v sc="${user[slowest]}" -v ss="${sys[slowest]}" 'BEGIN {
+      printf "  slowest: %.2f s wall, %.2f s user + %.2f s sys, %d MB peak RSS\n", s, sc, ss, m / 1024
+      printf "TraceLog conversion / slowest: %.1fx wall, %.1fx CPU (goal >= 2x); slowest peak %d MB (goal <= 1024 MB)\n", a / s, (ac + as) / (sc + ss), m / 1024 }'
   fi
 else
   echo "slowest: not measured ($analyzer has no slowest command)"

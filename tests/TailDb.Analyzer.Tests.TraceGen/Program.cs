@@ -15,6 +15,7 @@ namespace TailDb.Analyzer.Tests.TraceGen;
 ///                             one timing run (wrap it in /usr/bin/time -v for peak memory)
 /// stacks tracelog|nettrace FILE   print the most sampled stacks and every stack with an unresolved frame
 /// compare FILE                both readers on FILE; exit 1 if any sample differs
+/// hot FILE FRAME              top inclusive/exclusive frames of the samples whose stack has FRAME
 /// </summary>
 public static class Program
 {
@@ -50,6 +51,8 @@ public static class Program
                 }
 
                 return 0;
+            case ["hot", var file, var filter]:
+                return Measurement.Hot(file, filter, 30);
             case ["compare", var file]:
                 return Measurement.Compare(file);
             case ["measure", var what, var file]:

@@ -21,6 +21,12 @@ internal static class SlowestAnalysis
     public static SlowestReport Run(SlowestSettings settings, IStackSampleReader? stackReader, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(settings);
+
+        // Stacks first: the streaming reader checks every event's framing and refuses a corrupt file in
+        // a moment, where TraceEvent can spend seconds allocating gigabytes for a corrupt metadata
+        // field count before it fails (found by the byte-mutation tests).
+        var kind = TraceFile.Check(settings.TracePath);
+        var (samples, stacks) = ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
         var set = ComputerSet.Run(settings.TracePath, settings.Selection, cancellationToken);
         var population = new Population(set);
         if (population.Paired == 0)
@@ -30,7 +36,6 @@ internal static class SlowestAnalysis
                 $"in the trace; activities seen for that provider: {Population.DescribeActivities(set)} (choose others with --provider/--activity)");
         }
 
-        var (samples, stacks) = ReadSamples(settings.TracePath, stackReader, set.Facts, cancellationToken);
         var attributor = new Attributor(set, samples);
         var causes = attributor.Causes;
 
@@ -98,6 +103,14 @@ internal static class SlowestAnalysis
         var profile = Profile(set, samples, attributor, slowIndices, slowTime);
         var verdict = Verdict(causeRows, selection, slowCount);
         var notes = Population.CommonNotes(set.Facts, set);
+        var (pauses, pausedMs, overlappedMs) = GcOutsideRequests(set, causes, slowTotals, restTotals);
+        if (pauses > 0 && overlappedMs < pausedMs * 0.5)
+        {
+            notes.Add($"GC paused the process {pauses:N0} times for {pausedMs.ToString("0.#", CultureInfo.InvariantCulture)} ms; request windows overlapped " +
+                $"{overlappedMs.ToString("0.#", CultureInfo.InvariantCulture)} ms of it. A pause that falls between requests delays the requests queued behind it " +
+                "(open-loop load), which their Start/Stop windows do not include: compare the load test's coordinated-omission-corrected percentiles.");
+        }
+
         if (samples is null)
         {
             notes.Add($"No CPU samples attributed: {stacks}.");
@@ -105,6 +118,13 @@ internal static class SlowestAnalysis
         else
         {
             notes.Add("The sample profiler takes no samples while a GC runs: GC time comes from the GC events (pause windows), not from samples.");
+            if (threshold < samples.IntervalMSec)
+            {
+                notes.Add($"The slow threshold ({threshold.ToString("0.###", CultureInfo.InvariantCulture)} ms) is shorter than the sampling interval " +
+                    $"({samples.IntervalMSec.ToString("0.###", CultureInfo.InvariantCulture)} ms): a sample inside such a short request is a statistical hit, and the " +
+                    "sampler's own suspension makes the requests it hits slower, so sample-based causes are over-represented in this slow set; " +
+                    "weigh the event-based causes (GC, suspension, contention, nested I/O), or look at a smaller --percent.");
+            }
         }
 
         return new SlowestReport("slowest", SlowestReport.CurrentSchemaVersion,
@@ -113,14 +133,36 @@ internal static class SlowestAnalysis
             causeRows, profile, slowest, verdict, payload.Rows(), notes);
     }
 
-    private static (SampleComputer? Samples, string Status) ReadSamples(string path, IStackSampleReader? reader, TraceFacts facts, CancellationToken cancellationToken)
+    /// <summary>Total GC pause time against the pause time request windows saw (summed over requests).</summary>
+    private static (int Pauses, double PausedMs, double OverlappedMs) GcOutsideRequests(
+        ComputerSet set, IReadOnlyList<CauseDefinition> causes, double[] slowTotals, double[] restTotals)
+    {
+        var paused = 0.0;
+        foreach (var pause in set.Gc.Pauses)
+        {
+            paused += pause.DurationMSec;
+        }
+
+        var overlapped = 0.0;
+        for (var c = 0; c < causes.Count; c++)
+        {
+            if (causes[c].IsGc)
+            {
+                overlapped += slowTotals[c] + restTotals[c];
+            }
+        }
+
+        return (set.Gc.Pauses.Count, paused, overlapped);
+    }
+
+    private static (SampleComputer? Samples, string Status) ReadSamples(string path, IStackSampleReader? reader, TraceKind kind, CancellationToken cancellationToken)
     {
         if (reader is null)
         {
             return (null, "not read (--no-stacks, or no stack reader in this build)");
         }
 
-        if (facts.Kind != TraceKind.NetTrace)
+        if (kind != TraceKind.NetTrace)
         {
             return (null, "not read (stacks are read from .nettrace files only)");
         }
@@ -141,9 +183,16 @@ internal static class SlowestAnalysis
 
             return (new SampleComputer(set), status);
         }
+        catch (TraceFormatException e) when (!e.Message.Contains("truncated", StringComparison.Ordinal)
+            && !e.Message.Contains("newer than", StringComparison.Ordinal))
+        {
+            var message = e.Message.ReplaceLineEndings(" ");
+            var detail = message.StartsWith(path, StringComparison.Ordinal) ? message[path.Length..].TrimStart(':', ' ') : message;
+            throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {detail}", e);
+        }
         catch (Exception e) when (e is TraceFormatException || TracePass.IsParserFailure(e))
         {
-            // The pass without stacks succeeded: report everything else rather than nothing.
+            // Cut short, or a format the stack reader does not know: report everything else rather than nothing.
             return (null, $"unreadable ({TracePass.OneLine(e)})");
         }
     }

@@ -18,8 +18,10 @@ internal readonly record struct GcPause(double StartMSec, double StopMSec, int G
 internal sealed class GcPauseComputer : ITraceComputer
 {
     private double _openSince = double.NaN;
+    private int _openThread;
     private (int Generation, GCReason Reason, GCType Type, int Number)? _inPause;
     private (int Generation, GCReason Reason, GCType Type, int Number)? _inFlight;
+    private (int Generation, GCReason Reason, GCType Type, int Number)? _background;
 
     public List<GcPause> Pauses { get; } = [];
 
@@ -36,6 +38,7 @@ internal sealed class GcPauseComputer : ITraceComputer
             if (IsGcSuspension(data.Reason))
             {
                 _openSince = data.TimeStampRelativeMSec;
+                _openThread = data.ThreadID;
                 _inPause = null;
             }
         };
@@ -45,6 +48,11 @@ internal sealed class GcPauseComputer : ITraceComputer
             GcsByGeneration[generation]++;
             var gc = (generation, data.Reason, data.Type, data.Count);
             _inFlight = gc;
+            if (data.Type == GCType.BackgroundGC)
+            {
+                _background = gc;
+            }
+
             if (!double.IsNaN(_openSince))
             {
                 _inPause = gc;
@@ -56,16 +64,24 @@ internal sealed class GcPauseComputer : ITraceComputer
             {
                 _inFlight = null;
             }
+
+            if (_background is { } background && background.Number == data.Count)
+            {
+                _background = null;
+            }
         };
         source.Clr.GCRestartEEStop += data =>
         {
-            if (double.IsNaN(_openSince))
+            // The thread that suspended is the one that restarts. Another suspender's restart (the
+            // sampler's tick, which the GC's suspension request waited behind) does not end this pause.
+            if (double.IsNaN(_openSince) || data.ThreadID != _openThread)
             {
                 return;
             }
 
-            // A background GC's later pauses have no GCStart of their own: they belong to the GC in flight.
-            var gc = _inPause ?? _inFlight;
+            // A background GC's later pauses have no GCStart of their own: they belong to the background
+            // GC in flight (a foreground GC may have started and ended inside it meanwhile).
+            var gc = _inPause ?? _background ?? _inFlight;
             Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, data.TimeStampRelativeMSec),
                 gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
             _openSince = double.NaN;
@@ -78,7 +94,7 @@ internal sealed class GcPauseComputer : ITraceComputer
         if (!double.IsNaN(_openSince))
         {
             // The trace ended inside a pause: it lasted at least until the end.
-            var gc = _inPause ?? _inFlight;
+            var gc = _inPause ?? _background ?? _inFlight;
             Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, traceEndMSec), gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
             _openSince = double.NaN;
         }

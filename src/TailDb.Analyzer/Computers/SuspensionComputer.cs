@@ -11,8 +11,7 @@ namespace TailDb.Analyzer.Computers;
 /// </summary>
 internal sealed class SuspensionComputer : ITraceComputer
 {
-    private double _openSince = double.NaN;
-    private GCSuspendEEReason _openReason;
+    private readonly Dictionary<int, (double Since, GCSuspendEEReason Reason)> _open = [];
 
     /// <summary>Tag = (int)GCSuspendEEReason.</summary>
     public ChunkedBuffer<TimeWindow> Windows { get; } = new();
@@ -20,35 +19,35 @@ internal sealed class SuspensionComputer : ITraceComputer
     public void Attach(TraceEventDispatcher source)
     {
         ArgumentNullException.ThrowIfNull(source);
+        // Keyed by the suspending thread: its RestartEE ends its suspension, whoever else suspends meanwhile.
         source.Clr.GCSuspendEEStart += data =>
         {
-            if (!GcPauseComputer.IsGcSuspension(data.Reason))
+            if (GcPauseComputer.IsGcSuspension(data.Reason))
             {
-                _openSince = data.TimeStampRelativeMSec;
-                _openReason = data.Reason;
+                _open.Remove(data.ThreadID);
             }
             else
             {
-                _openSince = double.NaN;
+                _open[data.ThreadID] = (data.TimeStampRelativeMSec, data.Reason);
             }
         };
         source.Clr.GCRestartEEStop += data =>
         {
-            if (!double.IsNaN(_openSince))
+            if (_open.Remove(data.ThreadID, out var open))
             {
-                Windows.Add(new TimeWindow(_openSince, Math.Max(_openSince, data.TimeStampRelativeMSec), 0, (int)_openReason));
-                _openSince = double.NaN;
+                Windows.Add(new TimeWindow(open.Since, Math.Max(open.Since, data.TimeStampRelativeMSec), 0, (int)open.Reason));
             }
         };
     }
 
     public void Complete(double traceEndMSec)
     {
-        if (!double.IsNaN(_openSince))
+        foreach (var (since, reason) in _open.Values)
         {
-            Windows.Add(new TimeWindow(_openSince, Math.Max(_openSince, traceEndMSec), 0, (int)_openReason));
-            _openSince = double.NaN;
+            Windows.Add(new TimeWindow(since, Math.Max(since, traceEndMSec), 0, (int)reason));
         }
+
+        _open.Clear();
     }
 
     public static string Describe(GCSuspendEEReason reason) => reason switch

@@ -90,6 +90,30 @@ public static class Measurement
         return 0;
     }
 
+    /// <summary>A CPU profile of one thread-agnostic kind: the methods most often on a sampled stack
+    /// (inclusive) and at its leaf (exclusive), over samples whose stack mentions <paramref name="filter"/>.</summary>
+    public static int Hot(string file, string filter, int top)
+    {
+        var set = new NetTraceStackSampleReader().Read(file);
+        var samples = set.Samples.Where(s => set.Stacks[s.StackId].Any(f => f.Contains(filter, StringComparison.Ordinal))).ToList();
+        Console.WriteLine($"{samples.Count} of {set.Samples.Count} samples mention '{filter}'");
+        var inclusive = samples.SelectMany(s => set.Stacks[s.StackId].Distinct()).CountBy(f => f).OrderByDescending(p => p.Value).Take(top);
+        var exclusive = samples.Where(s => set.Stacks[s.StackId].Count > 0).CountBy(s => set.Stacks[s.StackId][0]).OrderByDescending(p => p.Value).Take(top);
+        Console.WriteLine("inclusive:");
+        foreach (var (frame, count) in inclusive)
+        {
+            Console.WriteLine($"  {100.0 * count / samples.Count,5:0.0}%  {frame}");
+        }
+
+        Console.WriteLine("exclusive:");
+        foreach (var (frame, count) in exclusive)
+        {
+            Console.WriteLine($"  {100.0 * count / samples.Count,5:0.0}%  {frame}");
+        }
+
+        return 0;
+    }
+
     /// <summary>Reads a trace with both readers and counts samples whose time, thread or frames differ.</summary>
     public static int Compare(string file)
     {

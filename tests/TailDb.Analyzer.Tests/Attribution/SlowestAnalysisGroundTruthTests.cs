@@ -16,8 +16,10 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
 {
     private const int Gets = WorkloadTraces.GroundTruthRequests + WorkloadTraces.WarmUpGets;
 
-    // Just under k/n so that ceil(n * percent / 100) is exactly k, whatever the rounding.
-    private static readonly double s_percent = 100.0 * (WorkloadTraces.ForcedCount - 0.5) / Gets;
+    // The forced requests and the store's first, cold Get (a warm-up: it pays for compiling the read
+    // path, so JIT is its forced cause). Just under k/n so that ceil(n * percent / 100) is exactly k.
+    private static readonly int SlowCount = WorkloadTraces.ForcedCount + 1;
+    private static readonly double s_percent = 100.0 * (SlowCount - 0.5) / Gets;
 
     private static readonly RequestSelection s_gets = new("TailDb", ["Get"]);
 
@@ -28,9 +30,9 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
     {
         var report = Report();
         var slow = report.Slowest.Select(r => WorkloadKeys.IndexOf(r.Fields)).Order().ToArray();
-        int[] forced = [.. WorkloadTraces.ForcedGc, .. WorkloadTraces.ForcedSleep, .. WorkloadTraces.ForcedLock];
+        int[] forced = [-1, .. WorkloadTraces.ForcedGc, .. WorkloadTraces.ForcedSleep, .. WorkloadTraces.ForcedLock];
         Assert.Equal(forced.Order().ToArray(), slow);
-        Assert.Equal(WorkloadTraces.ForcedCount, report.Population.SlowCount);
+        Assert.Equal(SlowCount, report.Population.SlowCount);
         Assert.Equal(Gets, report.Population.Requests);
         Assert.Equal("ActivityID", report.Trace.Pairing);
     }
@@ -41,7 +43,8 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
         foreach (var row in Report().Slowest)
         {
             var index = WorkloadKeys.IndexOf(row.Fields);
-            var expected = WorkloadTraces.ForcedGc.Contains(index) ? "gen2 GC pauses"
+            var expected = index < 0 ? "JIT compilation"
+                : WorkloadTraces.ForcedGc.Contains(index) ? "gen2 GC pauses"
                 : WorkloadTraces.ForcedLock.Contains(index) ? "lock contention (ContentionStart/Stop)"
                 : "samples: blocked / sleeping";
             var cause = row.Causes.SingleOrDefault(c => c.Cause == expected);
@@ -54,7 +57,8 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
                 continue;
             }
 
-            Assert.True(cause is not null && cause.Value >= row.DurationMs * 0.5,
+            // JIT windows share the cold Get with the freshly compiled code running: a third is plenty.
+            Assert.True(cause is not null && cause.Value >= row.DurationMs * (index < 0 ? 0.3 : 0.5),
                 $"request {index}: {expected} covers {cause?.Value ?? 0} of {row.DurationMs} ms; causes: {string.Join(", ", row.Causes)}");
             if (WorkloadTraces.ForcedGc.Contains(index))
             {
@@ -89,7 +93,7 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
             var index = WorkloadKeys.IndexOfValueBytes(bytes);
             if (index < 0)
             {
-                continue; // A warm-up Get: it forced a gen0 GC on purpose.
+                continue; // A warm-up Get.
             }
 
             seen.Add(index);

@@ -51,6 +51,29 @@ public sealed class CommandLineTests(WorkloadTraces traces)
     }
 
     [Fact]
+    public async Task RecordLaunchesACommandSuspendedAndCapturesItsFirstRequest()
+    {
+        var trace = Path.Combine(traces.Directory, "recorded-by-cli.nettrace");
+        var workload = Path.Combine(AppContext.BaseDirectory, "TailDb.Analyzer.Tests.Workload.dll");
+        var (code, stdout, _) = await RunAsync("record", "--no-samples", "-o", trace, "--", "dotnet", workload, "--requests", "50", "--heap-objects", "1000");
+        Assert.Equal(0, code);
+        Assert.Contains("command exited with code 0", stdout, StringComparison.Ordinal);
+        var report = TailDb.Analyzer.Attribution.SummaryAnalysis.Run(trace, TailDb.Analyzer.Computers.RequestSelection.TailDb);
+        var get = Assert.Single(report.Activities);
+        Assert.Equal(50, get.Count);
+        Assert.Equal(0, get.UnpairedStarts + get.UnpairedStops);
+        Assert.Equal("ActivityID", report.Trace.Pairing);
+    }
+
+    [Fact]
+    public async Task RecordNeedsEitherPidOrCommand()
+    {
+        var (code, _, stderr) = await RunAsync("record", "-o", Path.Combine(traces.Directory, "never.nettrace"));
+        Assert.Equal(2, code);
+        Assert.Contains("--pid", stderr, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task UnknownFlagIsNamed()
     {
         var (code, _, stderr) = await RunAsync("slowest", traces.Snapshot, "--bogus");

@@ -12,8 +12,8 @@ public sealed class WorkloadTraces : IAsyncLifetime
 {
     public const int GroundTruthRequests = 400;
 
-    /// <summary>The store workload's warm-up Gets (one per forcing kind), valueBytes 1.</summary>
-    public const int WarmUpGets = 5;
+    /// <summary>The store workload's warm-up Gets (one per forcing kind but GC), valueBytes 1.</summary>
+    public const int WarmUpGets = 4;
     public static readonly int[] ForcedGc = [100, 300];
     public static readonly int[] ForcedSleep = [150];
     public static readonly int[] ForcedLock = [200];

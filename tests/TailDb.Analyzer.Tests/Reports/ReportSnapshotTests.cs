@@ -100,6 +100,10 @@ public sealed partial class ReportSnapshotTests(WorkloadTraces traces)
                         {
                             a[i] = 0;
                         }
+                        else if (a[i] is JsonValue s && s.TryGetValue<string>(out var text))
+                        {
+                            a[i] = NormaliseText(text);
+                        }
                         else
                         {
                             Normalise(a[i]);
