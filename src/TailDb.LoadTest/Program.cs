@@ -29,6 +29,13 @@ catch (LoadTestException e)
     Console.Error.WriteLine($"error: {e.Message}");
     return (int)e.ExitCode;
 }
+#pragma warning disable CA1031 // The CLI boundary: anything unexpected is printed in full, with its stack.
+catch (Exception e)
+#pragma warning restore CA1031
+{
+    Console.Error.WriteLine($"internal error: {e}");
+    return (int)ExitCode.InternalError;
+}
 
 void Cancel(PosixSignalContext context)
 {

@@ -45,6 +45,7 @@ public static class RunCommand
     internal static readonly Option<string?> OutOption = new("--out") { Description = "Write the results as JSON to this file" };
     internal static readonly Option<string?> TraceOption = new("--trace") { Description = "Record an EventPipe trace from the worker's first instruction (.nettrace; with several modes, one file per mode)" };
     internal static readonly Option<string> SamplesOption = new("--samples") { Description = "CPU sample profiler in the trace: on or off", DefaultValueFactory = _ => "on" };
+    internal static readonly Option<string> EventStacksOption = new("--event-stacks") { Description = "Stack of every traced event: off (CPU samples keep theirs; a fraction of the tracing cost) or on", DefaultValueFactory = _ => "off" };
 
     public static RootCommand Create()
     {
@@ -53,7 +54,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, NoGcBudgetOption, OutOption, TraceOption, SamplesOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, NoGcBudgetOption, OutOption, TraceOption, SamplesOption, EventStacksOption,
         })
         {
             root.Options.Add(option);
@@ -104,6 +105,7 @@ public static class RunCommand
             OutPath = parseResult.GetValue(OutOption),
             TracePath = parseResult.GetValue(TraceOption),
             Samples = Choice(SamplesOption, parseResult.GetValue(SamplesOption)!, ("on", true), ("off", false)),
+            EventStacks = Choice(EventStacksOption, parseResult.GetValue(EventStacksOption)!, ("on", true), ("off", false)),
         };
     }
 

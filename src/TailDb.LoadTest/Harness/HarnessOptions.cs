@@ -11,6 +11,9 @@ public sealed record HarnessOptions
     public string? TracePath { get; init; }
     public bool Samples { get; init; } = true;
 
+    /// <summary>Whether the runtime walks the stack of every traced event; the samples keep theirs either way.</summary>
+    public bool EventStacks { get; init; }
+
     /// <summary>Folder of named runtimeconfigs; null is the one copied next to the assembly.</summary>
     public string? RuntimeConfigDirectory { get; init; }
 

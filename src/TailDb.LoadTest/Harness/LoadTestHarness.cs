@@ -52,7 +52,8 @@ public sealed class LoadTestHarness
         }
 
         _out.WriteLine($"workload: {_options.Workload.Describe()}");
-        _out.WriteLine($"machine: {Environment.ProcessorCount} logical CPUs, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
+        MachineInfo machine = MachineInfo.Current();
+        _out.WriteLine($"machine: {machine.Describe()}");
         _out.Flush();
 
         var reports = new List<ModeReport>();
@@ -80,7 +81,7 @@ public sealed class LoadTestHarness
         _out.Flush();
         if (_options.OutPath is { } jsonPath)
         {
-            WriteJson(jsonPath, reports, cancellationToken.IsCancellationRequested);
+            WriteJson(jsonPath, machine, reports, cancellationToken.IsCancellationRequested);
         }
 
         Problem? first = null;
@@ -219,7 +220,7 @@ public sealed class LoadTestHarness
     {
         using var giveUp = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         Task<EventPipeRecorder> starting = EventPipeRecorder.StartAsync(
-            worker.Id, tracePath, RecordingProviders.Create(_options.Samples), resumeRuntime: true, cancellationToken: giveUp.Token);
+            worker.Id, tracePath, RecordingProviders.Create(_options.Samples), resumeRuntime: true, eventStacks: _options.EventStacks, cancellationToken: giveUp.Token);
         if (await Task.WhenAny(starting, worker.Exited).ConfigureAwait(false) != starting)
         {
             // The runtime never got far enough to open its diagnostic port (a bad runtimeconfig, say).
@@ -270,11 +271,11 @@ public sealed class LoadTestHarness
         }
     }
 
-    private void WriteJson(string path, IReadOnlyList<ModeReport> reports, bool interrupted)
+    private void WriteJson(string path, MachineInfo machine, IReadOnlyList<ModeReport> reports, bool interrupted)
     {
         var document = new RunReport
         {
-            Machine = new MachineInfo(Environment.ProcessorCount, System.Runtime.InteropServices.RuntimeInformation.OSDescription, Environment.Version.ToString()),
+            Machine = machine,
             Workload = _options.Workload,
             Interrupted = interrupted,
             Modes = reports.Select(r => new ModeEntry(r.Mode.Name, r.Mode.RuntimeConfigPath, r.Result, r.Trace, r.Problems.Select(p => p.Message).ToList())).ToList(),

@@ -27,9 +27,19 @@ public sealed class EventPipeRecorder : IAsyncDisposable
     /// started with DOTNET_DefaultDiagnosticPortSuspend=1 opens it before it runs any code),
     /// starts the session, and resumes the runtime if it was suspended at startup.
     /// </summary>
+    public static Task<EventPipeRecorder> StartAsync(
+        int processId, string outputPath, IReadOnlyList<EventPipeProvider> providers,
+        bool resumeRuntime, int bufferMegabytes = 256, CancellationToken cancellationToken = default) =>
+        StartAsync(processId, outputPath, providers, resumeRuntime, eventStacks: true, bufferMegabytes, cancellationToken);
+
+    /// <param name="eventStacks">
+    /// false: the runtime does not walk the stack of every event it writes (.NET 9+), which is most
+    /// of what a session costs the traced process per TailDb event. The sample profiler's samples
+    /// keep their stacks (the sampler walks each thread itself); events lose theirs.
+    /// </param>
     public static async Task<EventPipeRecorder> StartAsync(
         int processId, string outputPath, IReadOnlyList<EventPipeProvider> providers,
-        bool resumeRuntime, int bufferMegabytes = 256, CancellationToken cancellationToken = default)
+        bool resumeRuntime, bool eventStacks, int bufferMegabytes = 256, CancellationToken cancellationToken = default)
     {
         await WaitForDiagnosticPortAsync(processId, TimeSpan.FromSeconds(30), cancellationToken).ConfigureAwait(false);
         var client = new DiagnosticsClient(processId);
@@ -38,8 +48,11 @@ public sealed class EventPipeRecorder : IAsyncDisposable
         EventPipeSession session;
         try
         {
-            session = await client.StartEventPipeSessionAsync(providers, requestRundown: true, bufferMegabytes, cancellationToken)
-                .ConfigureAwait(false);
+            // The stackwalk flag needs the newer IPC command (.NET 9+); the default keeps the one every runtime knows.
+            session = eventStacks
+                ? await client.StartEventPipeSessionAsync(providers, requestRundown: true, bufferMegabytes, cancellationToken).ConfigureAwait(false)
+                : await client.StartEventPipeSessionAsync(
+                    new EventPipeSessionConfiguration(providers, bufferMegabytes, requestRundown: true, requestStackwalk: false), cancellationToken).ConfigureAwait(false);
         }
         catch
         {

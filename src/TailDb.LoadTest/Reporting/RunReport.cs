@@ -3,7 +3,34 @@ using TailDb.LoadTest.Workloads;
 
 namespace TailDb.LoadTest.Reporting;
 
-public sealed record MachineInfo(int ProcessorCount, string Os, string Runtime);
+/// <param name="LoadAverage">1-minute load average when the run started (Linux): on a shared
+/// machine, other processes' load shows up as tail latency in every mode.</param>
+public sealed record MachineInfo(int ProcessorCount, string Os, string Runtime, double? LoadAverage)
+{
+    public static MachineInfo Current() => new(
+        Environment.ProcessorCount,
+        System.Runtime.InteropServices.RuntimeInformation.OSDescription,
+        Environment.Version.ToString(),
+        ReadLoadAverage());
+
+    public string Describe() =>
+        $"{ProcessorCount} logical CPUs, {Os}, .NET {Runtime}" + (LoadAverage is { } load ? $", load average {load:0.0}" : "");
+
+    private static double? ReadLoadAverage()
+    {
+        try
+        {
+            return File.Exists("/proc/loadavg")
+                && double.TryParse(File.ReadAllText("/proc/loadavg").Split(' ')[0], System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out double load)
+                ? load
+                : null;
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+    }
+}
 
 public sealed record ModeEntry(string Mode, string RuntimeConfig, WorkerResult? Result, TraceSummary? Trace, IReadOnlyList<string> Problems);
 

@@ -118,6 +118,16 @@ public sealed class BenchmarkComparerTests
     }
 
     [Fact]
+    public void DeclaredAllocationNoiseWidensOnlyThatBenchmarksAllowance()
+    {
+        var before = Result("PutFsync", Times, 224) with { AllocationNoiseBytes = 16 };
+
+        Assert.False(BenchmarkComparer.CompareOne(before, Result("PutFsync", Times, 240) with { AllocationNoiseBytes = 16 }, Defaults).Fails);
+        Assert.True(BenchmarkComparer.CompareOne(before, Result("PutFsync", Times, 241) with { AllocationNoiseBytes = 16 }, Defaults).Fails);
+        Assert.True(BenchmarkComparer.CompareOne(Result("PutNone", Times, 224), Result("PutNone", Times, 225), Defaults).Fails);
+    }
+
+    [Fact]
     public void FewerAllocatedBytesAreAnImprovement()
     {
         var row = Compare(1.0, before: 40, now: 0);

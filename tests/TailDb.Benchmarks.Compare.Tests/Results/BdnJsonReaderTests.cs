@@ -115,7 +115,7 @@ public sealed class BdnJsonReaderTests
             File.WriteAllText(Path.Combine(dir.FullName, "A-report-baselines.json"), """
                 { "Benchmarks": [
                   { "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" },
-                  { "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" } ] }
+                  { "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "AllocationNoiseBytes": 16 } ] }
                 """);
 
             var results = BdnJsonReader.ReadAll([dir.FullName]);
@@ -123,6 +123,8 @@ public sealed class BdnJsonReaderTests
             Assert.Equal("TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", results[0].BaselineId);
             Assert.False(results[0].IsBaseline);
             Assert.True(results[1].IsBaseline);
+            Assert.Equal(0, results[0].AllocationNoiseBytes);
+            Assert.Equal(16, results[1].AllocationNoiseBytes);
         }
         finally
         {

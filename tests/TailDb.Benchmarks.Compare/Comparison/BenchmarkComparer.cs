@@ -54,7 +54,8 @@ public static class BenchmarkComparer
         ArgumentNullException.ThrowIfNull(current);
         ArgumentNullException.ThrowIfNull(options);
 
-        var (allocation, allocationFails) = CompareAllocations(baseline.AllocatedBytesPerOperation, current.AllocatedBytesPerOperation, options);
+        var (allocation, allocationFails) = CompareAllocations(
+            baseline.AllocatedBytesPerOperation, current.AllocatedBytesPerOperation, current.AllocationNoiseBytes, options);
 
         var before = baseline.NanosecondsPerOperation;
         var now = current.NanosecondsPerOperation;
@@ -110,7 +111,8 @@ public static class BenchmarkComparer
         return now.MedianNanoseconds / before.MedianNanoseconds;
     }
 
-    private static (AllocationChange Change, bool Fails) CompareAllocations(long? before, long? now, ComparisonOptions options)
+    /// <param name="declaredNoise">Bytes per operation the benchmark itself declares as timing noise.</param>
+    private static (AllocationChange Change, bool Fails) CompareAllocations(long? before, long? now, long declaredNoise, ComparisonOptions options)
     {
         if (before is null || now is null)
         {
@@ -119,7 +121,7 @@ public static class BenchmarkComparer
 
         if (now > before)
         {
-            return (AllocationChange.More, now - before > options.AllowedAllocationGrowth(before.Value));
+            return (AllocationChange.More, now - before > Math.Max(declaredNoise, options.AllowedAllocationGrowth(before.Value)));
         }
 
         return (now < before ? AllocationChange.Less : AllocationChange.Same, false);

@@ -13,7 +13,7 @@ public static class BdnJsonReader
     public static IReadOnlyList<BenchmarkResult> ReadAll(IEnumerable<string> paths)
     {
         var results = new List<BenchmarkResult>();
-        var baselines = new Dictionary<string, string>(StringComparer.Ordinal);
+        var baselines = new Dictionary<string, SuiteEntry>(StringComparer.Ordinal);
         foreach (var path in paths)
         {
             if (Directory.Exists(path))
@@ -47,22 +47,28 @@ public static class BdnJsonReader
             }
         }
 
-        return results.Select(r => baselines.TryGetValue(r.Id, out var b) ? r with { BaselineId = b } : r).ToArray();
+        return results.Select(r => baselines.TryGetValue(r.Id, out var e) ? r with { BaselineId = e.Baseline, AllocationNoiseBytes = e.AllocationNoiseBytes } : r)
+            .ToArray();
     }
 
-    /// <summary>Reads the suite's *-report-baselines.json: benchmark FullName → its category's baseline FullName.</summary>
-    public static IReadOnlyDictionary<string, string> ReadBaselineMap(string path)
+    /// <summary>What the suite's *-report-baselines.json says about one benchmark.</summary>
+    public sealed record SuiteEntry(string? Baseline, long AllocationNoiseBytes);
+
+    /// <summary>Reads the suite's *-report-baselines.json: benchmark FullName → its category's
+    /// baseline FullName and declared allocation noise.</summary>
+    public static IReadOnlyDictionary<string, SuiteEntry> ReadBaselineMap(string path)
     {
         try
         {
             using var document = JsonDocument.Parse(File.ReadAllText(path));
-            var map = new Dictionary<string, string>(StringComparer.Ordinal);
+            var map = new Dictionary<string, SuiteEntry>(StringComparer.Ordinal);
             foreach (var entry in document.RootElement.GetProperty("Benchmarks").EnumerateArray())
             {
-                if (entry.TryGetProperty("Baseline", out var baseline) && baseline.GetString() is { } b &&
-                    entry.GetProperty("FullName").GetString() is { } id)
+                if (entry.GetProperty("FullName").GetString() is { } id)
                 {
-                    map[id] = b;
+                    var baseline = entry.TryGetProperty("Baseline", out var b) ? b.GetString() : null;
+                    var noise = entry.TryGetProperty("AllocationNoiseBytes", out var n) ? n.GetInt64() : 0;
+                    map[id] = new SuiteEntry(baseline, noise);
                 }
             }
 

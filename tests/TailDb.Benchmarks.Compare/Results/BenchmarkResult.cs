@@ -8,12 +8,15 @@ namespace TailDb.Benchmarks.Compare.Results;
 /// <param name="AllocatedBytesPerOperation">MemoryDiagnoser's figure; null when it did not run.</param>
 /// <param name="BaselineId">FullName of the baseline of this benchmark's category in the same run
 /// (itself for a baseline), from the suite's *-report-baselines.json; null when unknown.</param>
+/// <param name="AllocationNoiseBytes">Bytes per operation the benchmark declares its allocations
+/// vary by between identical runs (timing-dependent batching), from the same file; 0 when none.</param>
 public sealed record BenchmarkResult(
     string Id,
     string DisplayName,
     IReadOnlyList<double> NanosecondsPerOperation,
     long? AllocatedBytesPerOperation,
-    string? BaselineId = null)
+    string? BaselineId = null,
+    long AllocationNoiseBytes = 0)
 {
     public bool IsBaseline => BaselineId == Id;
 

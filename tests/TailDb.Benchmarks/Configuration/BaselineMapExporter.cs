@@ -7,8 +7,8 @@ using BenchmarkDotNet.Reports;
 namespace TailDb.Benchmarks.Configuration;
 
 /// <summary>
-/// Writes *-report-baselines.json: each benchmark's FullName and the FullName of the baseline of
-/// its category in the same run. BenchmarkDotNet's full JSON does not say which benchmark is a
+/// Writes *-report-baselines.json: each benchmark's FullName, the FullName of the baseline of its
+/// category in the same run, and its declared <see cref="AllocationNoiseAttribute"/> if any. BenchmarkDotNet's full JSON does not say which benchmark is a
 /// baseline; the CI comparison needs it to tell a slower TailDb from a slower machine (the raw
 /// baselines run no TailDb code, so when they slow down too, the machine did).
 /// </summary>
@@ -35,6 +35,12 @@ public sealed class BaselineMapExporter : ExporterBase
                 if (baseline is not null)
                 {
                     json.WriteString("Baseline", FullNameProvider.GetBenchmarkName(baseline));
+                }
+
+                if (benchmark.Descriptor.WorkloadMethod.GetCustomAttributes(typeof(AllocationNoiseAttribute), false)
+                    is [AllocationNoiseAttribute noise, ..])
+                {
+                    json.WriteNumber("AllocationNoiseBytes", noise.Bytes);
                 }
 
                 json.WriteEndObject();

@@ -25,6 +25,7 @@ public class RunCommandTests
         Assert.Equal(new WorkloadOptions(), options.Workload);
         Assert.NotNull(options.Workload.Rate);
         Assert.True(options.Samples);
+        Assert.False(options.EventStacks);
         Assert.Null(options.TracePath);
     }
 
@@ -35,7 +36,7 @@ public class RunCommandTests
             "--gc", "all", "--rate", "max", "--duration", "2.5", "--warmup", "0", "--keys", "500", "--value-size", "100",
             "--large-every", "20", "--large-size", "70000", "--read-ratio", "0.5", "--delete-fraction", "0.2",
             "--distribution", "zipf", "--zipf-theta", "0.8", "--cache-fraction", "0.25", "--threads", "3", "--api", "copy",
-            "--app-alloc", "0", "--durability", "fsync", "--seed", "9", "--nogc-budget", "1000000", "--samples", "off",
+            "--app-alloc", "0", "--durability", "fsync", "--seed", "9", "--nogc-budget", "1000000", "--samples", "off", "--event-stacks", "on",
             "--trace", "x.nettrace", "--out", "r.json");
 
         Assert.Equal(
@@ -48,6 +49,7 @@ public class RunCommandTests
             options.Workload);
         Assert.Equal("all", options.Gc);
         Assert.False(options.Samples);
+        Assert.True(options.EventStacks);
         Assert.Equal("x.nettrace", options.TracePath);
         Assert.Equal("r.json", options.OutPath);
     }
@@ -66,6 +68,7 @@ public class RunCommandTests
     [InlineData("--durability", "sometimes", "--durability")]
     [InlineData("--distribution", "pareto", "--distribution")]
     [InlineData("--samples", "maybe", "--samples")]
+    [InlineData("--event-stacks", "some", "--event-stacks")]
     [InlineData("--nogc-budget", "0", "--nogc-budget")]
     public void InvalidValueIsRejectedNamingItsFlag(string flag, string value, string named)
     {

@@ -1,4 +1,5 @@
 using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Etlx;
 using TailDb.LoadTest.Recording;
 using TailDb.LoadTest.Tests.Harness;
 
@@ -56,5 +57,13 @@ public sealed class TracedRunTests : IDisposable
         Assert.Equal(0, emptyIds);
         Assert.True(gcStarts > 0, "the handler's garbage forces GCs, which the runtime provider must have recorded");
         Assert.True(gcSuspends >= gcStarts);
+
+        // Event stacks are off by default (they are most of the tracing cost); CPU samples keep theirs.
+        string etlx = TraceLog.CreateFromEventPipeDataFile(path, Path.Combine(_scratch.FullName, "run.etlx"));
+        using var log = new TraceLog(etlx);
+        var samples = log.Events.Where(e => e.ProviderName == RecordingProviders.SampleProfiler).ToList();
+        Assert.NotEmpty(samples);
+        Assert.All(samples, e => Assert.NotNull(e.CallStack()));
+        Assert.All(log.Events.Where(e => e.ProviderName == RecordingProviders.TailDb).Take(1000), e => Assert.Null(e.CallStack()));
     }
 }
