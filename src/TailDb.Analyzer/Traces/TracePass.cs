@@ -81,6 +81,14 @@ internal static class TracePass
             return false;
         }
 
+        // TraceEvent reports a damaged payload with a bare System.Exception ("Reading past end of event"),
+        // and its small getters are inlined into our callbacks, so no frame of its own may be left. Our
+        // code never throws a bare Exception (CA2201 is an error here).
+        if (e.GetType() == typeof(Exception))
+        {
+            return true;
+        }
+
         // Whose code threw: the innermost frame that is either TraceEvent's or ours decides. TraceEvent
         // throws from payload accessors our callbacks call (a damaged event), so a frame of ours
         // further out does not make it our bug; a BCL throw helper called by our code does.

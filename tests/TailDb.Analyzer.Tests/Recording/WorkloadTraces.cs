@@ -13,7 +13,7 @@ public sealed class WorkloadTraces : IAsyncLifetime
     public const int GroundTruthRequests = 400;
 
     /// <summary>The store workload's warm-up Gets (one per forcing kind but GC), valueBytes 1.</summary>
-    public const int WarmUpGets = 4;
+    public const int WarmUpGets = 5;
     public static readonly int[] ForcedGc = [100, 300];
     public static readonly int[] ForcedSleep = [150];
     public static readonly int[] ForcedLock = [200];
