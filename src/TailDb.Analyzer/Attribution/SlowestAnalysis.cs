@@ -401,8 +401,8 @@ internal static class SlowestAnalysis
         }
 
         var pct = static (double share) => (share * 100).ToString(share < 0.1 ? "0.#" : "0", CultureInfo.InvariantCulture) + "%";
-        var rest = top.Lift is { } lift
-            ? $" (the rest of the requests: {pct(top.RestShare)}; {lift.ToString("0.#", CultureInfo.InvariantCulture)}x over-represented in the tail)"
+        var rest = top.Lift is not null
+            ? $" (the rest of the requests: {pct(top.RestShare)}; {top.LiftText} over-represented in the tail)"
             : " (and none of the rest's)";
         const string samplesPrefix = "samples: ";
         var cause = top.Cause.StartsWith(samplesPrefix, StringComparison.Ordinal)

@@ -23,7 +23,7 @@ internal static class HtmlReportWriter
             p.Activities.Select(a => new[] { a.Name, a.Count.ToString("N0", s_inv), N(a.P50Ms), N(a.P90Ms), N(a.P99Ms), N(a.P999Ms), N(a.MaxMs), $"{a.UnpairedStarts}/{a.UnpairedStops}" }));
         o.WriteLine("<h2>2. Causes, slow set vs the rest</h2>");
         Table(o, ["cause", "scope", "unit", "slow", "rest", "lift"],
-            report.Causes.Select(c => new[] { c.Cause, c.Scope, c.Unit, Share(c.SlowShare, c.Unit), Share(c.RestShare, c.Unit), c.Lift is { } l ? N(l) + "x" : "tail-only" }));
+            report.Causes.Select(c => new[] { c.Cause, c.Scope, c.Unit, Share(c.SlowShare, c.Unit), Share(c.RestShare, c.Unit), c.LiftText }));
         o.WriteLine("<h2>3. Whole run beside the slow windows</h2>");
         o.WriteLine($"<p>Whole run: {E(report.Profile.WholeRunBasis)}</p>");
         Table(o, ["frame", "category", "ms", "share"], report.Profile.WholeRun.Select(f => new[] { f.Frame, f.Category, N(f.Ms), Share(f.Share, "ms") }));

@@ -19,7 +19,21 @@ internal sealed record PopulationSection(
 /// <param name="Unit">"ms": shares are fractions of request time; "events": values are events per request.</param>
 /// <param name="Lift">SlowShare / RestShare; null when the rest has none (only in the tail).</param>
 internal sealed record CauseRow(
-    string Cause, string Scope, string Unit, double SlowShare, double RestShare, double? Lift, double SlowTotal, double RestTotal);
+    string Cause, string Scope, string Unit, double SlowShare, double RestShare, double? Lift, double SlowTotal, double RestTotal)
+{
+    /// <summary>Past this a lift only says "the rest barely has it": a rest share of a few
+    /// samples makes the ratio arbitrary (1 ms samples rarely land in microsecond requests).</summary>
+    public const double LiftCeiling = 1000;
+
+    /// <summary>"12.3x", "&gt;1000x" or "tail-only"; the one spelling every text renderer uses (JSON keeps the number).</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public string LiftText => Lift switch
+    {
+        null => "tail-only",
+        > LiftCeiling => ">" + LiftCeiling.ToString("0", System.Globalization.CultureInfo.InvariantCulture) + "x",
+        { } l => l.ToString("0.0", System.Globalization.CultureInfo.InvariantCulture) + "x",
+    };
+}
 
 internal sealed record FrameRow(string Frame, string Category, double Ms, double Share);
 

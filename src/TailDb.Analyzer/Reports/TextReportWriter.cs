@@ -32,7 +32,7 @@ internal static class TextReportWriter
             o.WriteLine($"  {"cause",-62} {"scope",-8} {"slow",8} {"rest",8} {"lift",8}");
             foreach (var c in report.Causes)
             {
-                var lift = c.Lift is { } l ? l.ToString("0.0", s_inv) + "x" : "tail-only";
+                var lift = c.LiftText;
                 if (c.Unit == "ms")
                 {
                     o.WriteLine($"  {Clip(c.Cause, 62),-62} {c.Scope,-8} {Pct(c.SlowShare),8} {Pct(c.RestShare),8} {lift,8}");
