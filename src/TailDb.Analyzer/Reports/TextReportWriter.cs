@@ -23,6 +23,9 @@ internal static class TextReportWriter
         WriteActivities(p.Activities, p.Nested, o);
         o.WriteLine();
         o.WriteLine("2. CAUSES: share of request time, slow set vs the rest (lift = how over-represented in the tail)");
+        // Causes are not exclusive (a FileRead and the file I/O samples inside it both count), so
+        // a reader adding the column up would find more than 100% without this line.
+        o.WriteLine("  causes overlap one another, so a column can add up to more than 100%");
         if (report.Causes.Count == 0)
         {
             o.WriteLine("  (no cause overlaps any request)");
