@@ -94,8 +94,7 @@ public sealed class HintFileTests : IDisposable
         Assert.Empty(applied);
     }
 
-    [Fact]
-    public void ReopenThroughAHintSpanningSeveralReadsFindsEveryValue()
+    private TailDbOptions CompactedStore()
     {
         TailDbOptions options = _dir.Options() with { ExpectedKeyCount = Keys, CacheCapacityBytes = 0 };
         using (var store = TailDbStore.Open(options))
@@ -109,9 +108,36 @@ public sealed class HintFileTests : IDisposable
         }
 
         Assert.True(new FileInfo(Directory.GetFiles(_dir.Path, "*.hint").Single()).Length > HintFile.ChunkBytes);
+        return options;
+    }
+
+    [Fact]
+    public void ReopenThroughAHintSpanningSeveralReadsFindsEveryValue()
+    {
+        TailDbOptions options = CompactedStore();
         using var reopened = TailDbStore.Open(options);
         Assert.Equal(1, reopened.Recovery.HintFilesUsed);
         Assert.Equal(Keys, reopened.Recovery.Records);
+        Assert.Equal(Keys, reopened.CountKeysSlow());
+        for (int i = 0; i < Keys; i++)
+        {
+            Assert.Equal(i * 7L, BitConverter.ToInt64(reopened.Get(Key(i))!));
+        }
+    }
+
+    [Fact]
+    public void ReopenWithAHintDamagedInItsSecondReadScansTheSegmentInstead()
+    {
+        TailDbOptions options = CompactedStore();
+        string hint = Directory.GetFiles(_dir.Path, "*.hint").Single();
+        byte[] bytes = File.ReadAllBytes(hint);
+        bytes[20 + (35_000 * EntrySize) + 8] ^= 0x01; // value length of an entry past the first 1 MiB
+        File.WriteAllBytes(hint, bytes);
+
+        using var reopened = TailDbStore.Open(options);
+
+        Assert.Equal(0, reopened.Recovery.HintFilesUsed);
+        Assert.Equal(Keys, reopened.Recovery.Records); // more would mean part of the hint was applied before the scan
         Assert.Equal(Keys, reopened.CountKeysSlow());
         for (int i = 0; i < Keys; i++)
         {
