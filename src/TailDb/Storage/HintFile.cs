@@ -1,6 +1,10 @@
+using System.Buffers;
 using System.Buffers.Binary;
 
 namespace TailDb.Storage;
+
+/// <summary>Receives one hint entry; <paramref name="key"/> is valid only during the call.</summary>
+internal delegate void HintEntryHandler(ReadOnlySpan<byte> key, long offset, int valueLength);
 
 /// <summary>
 /// A compacted segment's index, so reopening reads keys and offsets instead of every value:
@@ -16,27 +20,36 @@ internal static class HintFile
     private const int HeaderSize = 20;
     private const int EntryHeaderSize = 20;
 
+    /// <summary>
+    /// Read and write unit: large enough that a 1M-key hint file (36 MB) takes a few dozen reads,
+    /// and holds the largest entry (20 B + a 64 KiB key) whole.
+    /// </summary>
+    internal const int ChunkBytes = 1 << 20;
+
     public sealed class Writer : IDisposable
     {
         private readonly IStorageFile _file;
-        private readonly MemoryStream _buffer = new();
+        private readonly byte[] _buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
+        private int _count;
         private long _offset = HeaderSize;
 
         public Writer(IStorageFile file) => _file = file;
 
         public void Add(ReadOnlySpan<byte> key, long offset, int valueLength)
         {
-            Span<byte> entry = new byte[EntryHeaderSize + key.Length];
+            int size = EntryHeaderSize + key.Length;
+            if (_buffer.Length - _count < size)
+            {
+                FlushBuffer();
+            }
+
+            Span<byte> entry = _buffer.AsSpan(_count, size);
             BinaryPrimitives.WriteUInt32LittleEndian(entry[4..], (uint)key.Length);
             BinaryPrimitives.WriteUInt32LittleEndian(entry[8..], (uint)valueLength);
             BinaryPrimitives.WriteInt64LittleEndian(entry[12..], offset);
             key.CopyTo(entry[EntryHeaderSize..]);
             BinaryPrimitives.WriteUInt32LittleEndian(entry, Crc32C.Compute(entry[4..]));
-            _buffer.Write(entry);
-            if (_buffer.Length >= 1 << 20)
-            {
-                FlushBuffer();
-            }
+            _count += size;
         }
 
         public void Complete(long segmentLength)
@@ -52,72 +65,119 @@ internal static class HintFile
 
         private void FlushBuffer()
         {
-            _file.Write(_buffer.GetBuffer().AsSpan(0, (int)_buffer.Length), _offset);
-            _offset += _buffer.Length;
-            _buffer.SetLength(0);
+            _file.Write(_buffer.AsSpan(0, _count), _offset);
+            _offset += _count;
+            _count = 0;
         }
 
         public void Dispose()
         {
             _file.Dispose();
-            _buffer.Dispose();
+            ArrayPool<byte>.Shared.Return(_buffer);
         }
     }
 
-    /// <summary>Loads every entry into <paramref name="apply"/> only if the whole file is intact; otherwise returns false having applied nothing.</summary>
-    public static bool TryLoad(IStorageFile hint, long segmentLength, Action<byte[], long, int> apply)
+    /// <summary>
+    /// Loads every entry into <paramref name="apply"/> only if the whole file is intact; otherwise
+    /// returns false having applied nothing. Two sequential passes in <see cref="ChunkBytes"/>
+    /// reads through one pooled buffer: the first checks every CRC and bound, the second applies.
+    /// Checking first is what lets a damaged hint fall back to a scan with the key directory
+    /// untouched; reading twice (from the page cache the first pass just filled) costs far less
+    /// than holding the whole file, or a copy of every entry, in memory until it is verified.
+    /// </summary>
+    public static bool TryLoad(IStorageFile hint, long segmentLength, HintEntryHandler apply)
     {
         long length = hint.Length;
-        if (length < HeaderSize || length > int.MaxValue)
+        if (length < HeaderSize)
         {
             return false;
         }
 
-        byte[] data = new byte[length];
-        if (hint.Read(data, 0) != length)
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
+        try
         {
-            return false;
-        }
-
-        ReadOnlySpan<byte> span = data;
-        if (BinaryPrimitives.ReadUInt64LittleEndian(span) != Magic
-            || BinaryPrimitives.ReadInt64LittleEndian(span[8..]) != segmentLength
-            || BinaryPrimitives.ReadUInt32LittleEndian(span[16..]) != Crc32C.Compute(span[..16]))
-        {
-            return false;
-        }
-
-        var entries = new List<(byte[] Key, long Offset, int ValueLength)>();
-        int p = HeaderSize;
-        while (p < span.Length)
-        {
-            if (span.Length - p < EntryHeaderSize)
+            Span<byte> header = buffer.AsSpan(0, HeaderSize);
+            if (hint.Read(header, 0) != HeaderSize
+                || BinaryPrimitives.ReadUInt64LittleEndian(header) != Magic
+                || BinaryPrimitives.ReadInt64LittleEndian(header[8..]) != segmentLength
+                || BinaryPrimitives.ReadUInt32LittleEndian(header[16..]) != Crc32C.Compute(header[..16]))
             {
                 return false;
             }
 
-            uint keyLength = BinaryPrimitives.ReadUInt32LittleEndian(span[(p + 4)..]);
-            uint valueLength = BinaryPrimitives.ReadUInt32LittleEndian(span[(p + 8)..]);
-            long offset = BinaryPrimitives.ReadInt64LittleEndian(span[(p + 12)..]);
-            if (keyLength is 0 or > RecordFormat.MaxKeyBytes || valueLength > int.MaxValue || span.Length - p - EntryHeaderSize < keyLength
-                || offset < RecordFormat.FileHeaderSize || offset + RecordFormat.RecordSize((int)keyLength, (int)valueLength) > segmentLength)
+            if (!Walk(hint, length, segmentLength, buffer, apply: null))
             {
                 return false;
             }
 
-            ReadOnlySpan<byte> entry = span.Slice(p, EntryHeaderSize + (int)keyLength);
-            if (BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
-            {
-                return false;
-            }
-
-            entries.Add((entry[EntryHeaderSize..].ToArray(), offset, (int)valueLength));
-            p += entry.Length;
+            // The file is opened read-only under the store's lock file, so it cannot change
+            // between the passes; a second failure would still apply nothing past the damage.
+            return Walk(hint, length, segmentLength, buffer, apply);
         }
-
-        foreach ((byte[] key, long offset, int valueLength) in entries)
+        finally
         {
-            apply(key, offset, valueLength);
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>One pass over the entries: verifies each (apply null) or hands each to <paramref name="apply"/>.</summary>
+    private static bool Walk(IStorageFile hint, long length, long segmentLength, byte[] buffer, HintEntryHandler? apply)
+    {
+        long position = HeaderSize;
+        while (position < length)
+        {
+            int count = hint.Read(buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - position)), position);
+            if (count <= 0)
+            {
+                return false;
+            }
+
+            ReadOnlySpan<byte> chunk = buffer.AsSpan(0, count);
+            int p = 0;
+            while (chunk.Length - p >= EntryHeaderSize)
+            {
+                uint keyLength = BinaryPrimitives.ReadUInt32LittleEndian(chunk[(p + 4)..]);
+                if (keyLength is 0 or > RecordFormat.MaxKeyBytes)
+                {
+                    return false;
+                }
+
+                int size = EntryHeaderSize + (int)keyLength;
+                if (chunk.Length - p < size)
+                {
+                    break; // Straddles the chunk's end: the next read starts at this entry.
+                }
+
+                ReadOnlySpan<byte> entry = chunk.Slice(p, size);
+                uint valueLength = BinaryPrimitives.ReadUInt32LittleEndian(entry[8..]);
+                long offset = BinaryPrimitives.ReadInt64LittleEndian(entry[12..]);
+                if (valueLength > int.MaxValue || offset < RecordFormat.FileHeaderSize
+                    || offset > segmentLength - RecordFormat.RecordSize((int)keyLength, 0) - valueLength)
+                {
+                    return false;
+                }
+
+                if (apply is null)
+                {
+                    if (BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
+                    {
+                        return false;
+                    }
+                }
+                else
+                {
+                    apply(entry[EntryHeaderSize..], offset, (int)valueLength);
+                }
+
+                p += size;
+            }
+
+            if (p == 0)
+            {
+                return false; // Not even one entry fits in what is left of the file: cut short.
+            }
+
+            position += p;
         }
 
         return true;

@@ -43,6 +43,21 @@ internal sealed class KeyDir
         return copy;
     }
 
+    /// <summary>
+    /// Recovery's <see cref="Set"/>: a key seen for the first time (nearly every key of a large
+    /// store's open) costs one hash, one probe and one key array, not a lookup and then an insert.
+    /// </summary>
+    public void Load(ReadOnlySpan<byte> key, RecordLocation location, out RecordLocation previous)
+    {
+        if (_lookup.TryAdd(key, location))
+        {
+            previous = default;
+            return;
+        }
+
+        Set(key, location, out previous);
+    }
+
     public bool Remove(ReadOnlySpan<byte> key, out RecordLocation previous) => _lookup.TryRemove(key, out _, out previous);
 
     /// <summary>Moves a key only if it still points where compaction found it.</summary>

@@ -178,10 +178,15 @@ internal sealed class Recovery
     {
         using IStorageFile hint = _device.Open(hintPath, FileMode.Open, writable: false);
         long records = 0;
+        int number = segment.Number;
         bool ok = HintFile.TryLoad(hint, segment.Length, (key, offset, valueLength) =>
         {
-            _keyDir.Set(key, new RecordLocation(segment.Number, offset, key.Length, valueLength), out RecordLocation previous);
-            _scanned.Supersede(previous);
+            _keyDir.Load(key, new RecordLocation(number, offset, key.Length, valueLength), out RecordLocation previous);
+            if (previous.SegmentNumber != 0)
+            {
+                _scanned.Supersede(previous);
+            }
+
             records++;
         });
         _records += records;
@@ -224,7 +229,7 @@ internal sealed class Recovery
                     }
                     else
                     {
-                        _keyDir.Set(record.Key, new RecordLocation(segment.Number, offset, record.Key.Length, record.ValueLength), out previous);
+                        _keyDir.Load(record.Key, new RecordLocation(segment.Number, offset, record.Key.Length, record.ValueLength), out previous);
                     }
 
                     _scanned.Supersede(previous);
