@@ -2,7 +2,6 @@ using System.Buffers;
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
-using System.Text;
 using TailDb.Caching;
 using TailDb.Diagnostics;
 using TailDb.Storage;
@@ -11,8 +10,6 @@ namespace TailDb;
 
 public sealed partial class TailDbStore
 {
-    private const int StackKeyBytes = 256;
-
     // How often a read retries when compaction retires a segment between its index lookup and its file read.
     private const int RetiredSegmentRetries = 16;
 
@@ -56,22 +53,8 @@ public sealed partial class TailDbStore
 
     public byte[]? Get(string key)
     {
-        ArgumentNullException.ThrowIfNull(key);
-        byte[]? rented = null;
-        Span<byte> buffer = Encoding.UTF8.GetMaxByteCount(key.Length) <= StackKeyBytes
-            ? stackalloc byte[StackKeyBytes]
-            : (rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(key.Length)));
-        try
-        {
-            return Get(buffer[..Encoding.UTF8.GetBytes(key, buffer)]);
-        }
-        finally
-        {
-            if (rented is not null)
-            {
-                ArrayPool<byte>.Shared.Return(rented);
-            }
-        }
+        using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+        return Get(utf8.Bytes);
     }
 
     /// <summary>

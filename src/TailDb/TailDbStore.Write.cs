@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Diagnostics;
-using System.Text;
 using TailDb.Caching;
 using TailDb.Diagnostics;
 using TailDb.Storage;
@@ -30,22 +29,8 @@ public sealed partial class TailDbStore
 
     public void Put(string key, ReadOnlySpan<byte> value)
     {
-        ArgumentNullException.ThrowIfNull(key);
-        byte[]? rented = null;
-        Span<byte> buffer = Encoding.UTF8.GetMaxByteCount(key.Length) <= StackKeyBytes
-            ? stackalloc byte[StackKeyBytes]
-            : (rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(key.Length)));
-        try
-        {
-            Put(buffer[..Encoding.UTF8.GetBytes(key, buffer)], value);
-        }
-        finally
-        {
-            if (rented is not null)
-            {
-                ArrayPool<byte>.Shared.Return(rented);
-            }
-        }
+        using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+        Put(utf8.Bytes, value);
     }
 
     /// <summary>Like <see cref="Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>; with Fsync the wait for the group commit is asynchronous.</summary>
@@ -93,22 +78,8 @@ public sealed partial class TailDbStore
 
     public bool Delete(string key)
     {
-        ArgumentNullException.ThrowIfNull(key);
-        byte[]? rented = null;
-        Span<byte> buffer = Encoding.UTF8.GetMaxByteCount(key.Length) <= StackKeyBytes
-            ? stackalloc byte[StackKeyBytes]
-            : (rented = ArrayPool<byte>.Shared.Rent(Encoding.UTF8.GetMaxByteCount(key.Length)));
-        try
-        {
-            return Delete(buffer[..Encoding.UTF8.GetBytes(key, buffer)]);
-        }
-        finally
-        {
-            if (rented is not null)
-            {
-                ArrayPool<byte>.Shared.Return(rented);
-            }
-        }
+        using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+        return Delete(utf8.Bytes);
     }
 
     public async ValueTask<bool> DeleteAsync(ReadOnlyMemory<byte> key, CancellationToken ct = default)

@@ -26,6 +26,20 @@ public sealed class TailDbStoreTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
+    public void StringKeysTooLongForTheStackBufferAreTheSameKeysAsTheirUtf8Bytes()
+    {
+        // 300 three-byte characters: 900 UTF-8 bytes, past the overloads' 256-byte stack buffer.
+        var longKey = new string('\u20AC', 300);
+        using var store = TailDbStore.Open(_dir.Options());
+        store.Put(longKey, Bytes("euro"));
+
+        Assert.Equal("euro", Encoding.UTF8.GetString(store.Get(Bytes(longKey))!));
+        Assert.Equal("euro", Encoding.UTF8.GetString(store.Get(longKey)!));
+        Assert.True(store.Delete(longKey));
+        Assert.Null(store.Get(longKey));
+    }
+
+    [Fact]
     public void TryGetWritesIntoTheCallersBufferAndReportsHitOrMiss()
     {
         var options = _dir.Options();
