@@ -157,7 +157,10 @@ internal sealed class PowerLossDevice : IStorageDevice
             inner.Flush();
             lock (device._lock)
             {
-                state.DurableLength = length;
+                // Max, not assignment: a group-commit leader that sampled the length before a
+                // rotation appended the seal can finish its fsync after the rotation's own, and
+                // an fsync never makes bytes that another fsync already made durable un-durable.
+                state.DurableLength = Math.Max(state.DurableLength, length);
             }
         }
 
@@ -165,6 +168,11 @@ internal sealed class PowerLossDevice : IStorageDevice
         {
             device.ThrowIfOff();
             inner.SetLength(length);
+            lock (device._lock)
+            {
+                // Bytes cut off are gone whatever an earlier fsync promised; later ones need their own.
+                state.DurableLength = Math.Min(state.DurableLength, length);
+            }
         }
 
         public void Dispose() => inner.Dispose();
