@@ -65,7 +65,8 @@ internal sealed class RemoteRunner
             workers[t].Start();
         }
 
-        ready.Wait(cancellationToken);
+        // Not Wait(cancellationToken): a stop before the phase starts ends it with nothing measured (WorkloadRunner).
+        ready.Wait();
         Volatile.Write(ref start, Stopwatch.GetTimestamp());
         go.Set();
         foreach (var worker in workers)
