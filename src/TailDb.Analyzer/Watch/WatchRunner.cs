@@ -1,8 +1,6 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
 using TailDb.Analyzer.Commands;
-using TailDb.Analyzer.Computers;
-using TailDb.Tracing;
 using TailDb.Tracing.Recording;
 
 namespace TailDb.Analyzer.Watch;
@@ -141,7 +139,7 @@ internal static class WatchRunner
         var ring = new NetTraceRing(settings.Ring, tracker);
         var extra = settings.ExtraProviders.Append(settings.Selection.Provider).Distinct(StringComparer.OrdinalIgnoreCase);
         // No per-event stacks (as the load test's default recording): samples keep theirs, and the ring holds more time.
-        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, extra, ActivityIds(settings.Selection)), EventStacks: false, BufferMegabytes: 256);
+        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, extra), EventStacks: false, BufferMegabytes: 256);
 
         RecordedChild? child = null;
         EventPipeRecorder recorder;
@@ -191,18 +189,6 @@ internal static class WatchRunner
         view.Ended(end == WatchEnd.Cancelled ? "stopped" : $"process {processId} exited", tracker.Stats);
         return (end, tracker.Stats);
     }
-
-    /// <summary>
-    /// TailDb and the load test set their own activity ids, so for them the session leaves
-    /// TplEventSource off, as the load test's --trace does: with it on, the runtime tracks task-flow
-    /// ids in the watched process for nothing. Any other source (ASP.NET Core's Request, the server's
-    /// Command) gets its ids from TPL.
-    /// </summary>
-    internal static ActivityIdSource ActivityIds(RequestSelection selection) =>
-        selection.Provider.Equals(RecordingProviders.TailDb, StringComparison.OrdinalIgnoreCase)
-        || selection.Provider.Equals(LoadTestEventContract.ProviderName, StringComparison.OrdinalIgnoreCase)
-            ? ActivityIdSource.Own
-            : ActivityIdSource.TaskFlow;
 
     /// <summary>
     /// The newest process called <paramref name="name"/> other than <paramref name="previous"/>; null when

@@ -1,4 +1,3 @@
-using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Tests.Stacks;
 using TailDb.Analyzer.Watch;
 
@@ -69,13 +68,5 @@ public sealed class LiveTrackerTests
         Assert.Equal(3, snapshot.Blocks.Count);
         Assert.Equal([4, 9], snapshot.Blocks[0].StackIds);
         Assert.Empty(snapshot.Blocks[1].StackIds);
-    }
-
-    [Fact]
-    public void TheDefaultActivityLeavesTplOffAndAnyOtherSourceGetsItsIdsFromTpl()
-    {
-        Assert.Equal(TailDb.Tracing.Recording.ActivityIdSource.Own, WatchRunner.ActivityIds(RequestSelection.TailDb));
-        Assert.Equal(TailDb.Tracing.Recording.ActivityIdSource.Own, WatchRunner.ActivityIds(RequestSelection.LoadTest));
-        Assert.Equal(TailDb.Tracing.Recording.ActivityIdSource.TaskFlow, WatchRunner.ActivityIds(new RequestSelection("Microsoft.AspNetCore.Hosting", ["Request"])));
     }
 }
