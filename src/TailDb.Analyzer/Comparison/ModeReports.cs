@@ -44,10 +44,11 @@ public static class ModeReports
         var analyzed = new List<AnalyzedMode>();
         var timelines = new Dictionary<string, TimelinePicture>(StringComparer.Ordinal);
         var pages = new List<ModePage>();
+        var names = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (var mode in modes)
         {
             progress?.WriteLine($"report: analyzing {mode.Label}");
-            var (result, page) = WriteModePage(mode, directory, timelines);
+            var (result, page) = WriteModePage(mode, directory, UniqueFileName(mode.Label, names), timelines);
             analyzed.Add(result);
             pages.Add(page);
         }
@@ -64,10 +65,23 @@ public static class ModeReports
         ArgumentNullException.ThrowIfNull(label);
         var invalid = Path.GetInvalidFileNameChars();
         var name = new string(label.Select(c => invalid.Contains(c) || char.IsWhiteSpace(c) || c == '#' || c == '?' ? '-' : c).ToArray()).Trim('.', '-');
-        return (name.Length == 0 || name.Equals("index", StringComparison.OrdinalIgnoreCase) ? "mode-" + name : name) + ".html";
+        return (name.Length == 0 ? "mode" : name.Equals("index", StringComparison.OrdinalIgnoreCase) ? "mode-" + name : name) + ".html";
     }
 
-    private static (AnalyzedMode Result, ModePage Page) WriteModePage(ModeTrace mode, string directory, Dictionary<string, TimelinePicture> timelines)
+    /// <summary>Two labels that spell alike as file names ("a/b", "a-b") get "a-b.html" and "a-b-2.html".</summary>
+    private static string UniqueFileName(string label, HashSet<string> taken)
+    {
+        var name = FileNameFor(label);
+        var stem = name[..^".html".Length];
+        for (var i = 2; !taken.Add(name); i++)
+        {
+            name = $"{stem}-{i}.html";
+        }
+
+        return name;
+    }
+
+    private static (AnalyzedMode Result, ModePage Page) WriteModePage(ModeTrace mode, string directory, string fileName, Dictionary<string, TimelinePicture> timelines)
     {
         if (mode.TracePath is null)
         {
@@ -89,7 +103,6 @@ public static class ModeReports
             return (new AnalyzedMode(mode.Label, mode.TracePath, null, null, e.Message), new ModePage(mode.Label, null, e.Message, null));
         }
 
-        var fileName = FileNameFor(mode.Label);
         var path = Path.GetFullPath(Path.Combine(directory, fileName));
         WritePage(path, o => new HtmlReportWriter(pictures).Write(report, o));
         if (pictures is not null)
