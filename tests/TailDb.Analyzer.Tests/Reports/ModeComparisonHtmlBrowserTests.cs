@@ -57,12 +57,15 @@ public sealed class ModeComparisonHtmlBrowserTests(WorkloadTraces traces) : IDis
 
         var box = (await page.Locator("#timeline-m0").BoundingBoxAsync())!;
         var full = await Span(page);
-        await page.Mouse.MoveAsync(box.X + (box.Width * 0.4f), box.Y + (box.Height / 2));
+        // Brush 5% of the first plot around its slowest request.
+        var slowX = (float)await page.EvaluateAsync<double>("() => window.taildb.x(Math.max(...window.taildb.slowStarts.m0))");
+        await page.Mouse.MoveAsync(box.X + slowX - (box.Width * 0.025f), box.Y + (box.Height / 2));
         await page.Mouse.DownAsync();
-        await page.Mouse.MoveAsync(box.X + (box.Width * 0.45f), box.Y + (box.Height / 2), new() { Steps = 5 });
+        await page.Mouse.MoveAsync(box.X + slowX + (box.Width * 0.025f), box.Y + (box.Height / 2), new() { Steps = 5 });
         await page.Mouse.UpAsync();
         await page.ScreenshotAsync(new() { Path = Path.Combine(HtmlReportBrowserTests.ScreenshotDirectory, "modes-brushed.png"), FullPage = true });
         Assert.True(await Span(page) < full * 0.1, "brushing 5% of one plot zooms the shared view");
+        Assert.True(await page.EvaluateAsync<int>("() => window.taildb.m0.slowMarks") >= 1, "the brushed range holds the slow request it was drawn around");
         Assert.Equal(
             await page.EvaluateAsync<string>("() => document.getElementById('timeline-m0').dataset.from + '-' + document.getElementById('timeline-m0').dataset.to"),
             await page.EvaluateAsync<string>("() => document.getElementById('timeline-m2').dataset.from + '-' + document.getElementById('timeline-m2').dataset.to"));
