@@ -31,6 +31,7 @@ internal static class HtmlReport
     {
         var traced = reports.Where(r => r.Target.Kind != Target.TargetKind.Endpoint).ToList();
         var modes = traced.Select(r => new ModeTrace(Label(r, runs, targets), r.Trace?.Path)).ToList();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
         ModeReportPages pages;
         try
         {
@@ -53,7 +54,7 @@ internal static class HtmlReport
             }
         }
 
-        output.WriteLine($"report: {pages.ComparisonPage} (every mode side by side, linking each mode's page)");
+        output.WriteLine($"report: {pages.ComparisonPage} (every mode side by side, linking each mode's page; analyzed and written in {clock.Elapsed.TotalSeconds:0.0} s)");
         return problems;
     }
 
