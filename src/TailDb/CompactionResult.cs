@@ -11,4 +11,13 @@ public sealed record CompactionResult(int SegmentsCompacted, long LiveRecords, l
     /// Sealing the active segment first takes the lock like any segment rotation.
     /// </summary>
     public TimeSpan LongestWriterLockHold { get; init; }
+
+    /// <summary>The priority the copy actually ran at, as the platform reported it back (Normal where it could not be lowered).</summary>
+    public CompactionPriority Priority { get; init; }
+
+    /// <summary>Wall time spent reading the inputs and writing, syncing and committing the output.</summary>
+    public TimeSpan Copying { get; init; }
+
+    /// <summary>Of <see cref="Copying"/>, the time spent waiting for I/O budget (<see cref="TailDbOptions.CompactionBytesPerSecond"/>).</summary>
+    public TimeSpan Throttled { get; init; }
 }
