@@ -12,6 +12,13 @@ public sealed record CompactionResult(int SegmentsCompacted, long LiveRecords, l
     /// </summary>
     public TimeSpan LongestWriterLockHold { get; init; }
 
+    /// <summary>
+    /// The writer-lock hold that sealed the active segment so compaction could take it: a segment
+    /// rotation (the seal written and fsynced, the next segment created, with Durability.Fsync
+    /// fsynced with its directory), bounded by the device's fsync time rather than by the store size.
+    /// </summary>
+    public TimeSpan SealWriterLockHold { get; init; }
+
     /// <summary>The priority the copy actually ran at, as the platform reported it back (Normal where it could not be lowered).</summary>
     public CompactionPriority Priority { get; init; }
 

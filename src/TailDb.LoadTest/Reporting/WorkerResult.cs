@@ -25,7 +25,7 @@ public sealed record NoGcRegionOutcome(long BudgetBytes, bool BudgetFromWorkload
 /// input bytes, wall time copying and of it waiting for I/O budget, the longest writer-lock hold,
 /// and the CPU priorities the copies actually ran at.
 /// </summary>
-public sealed record CompactionSummary(int Count, long InputBytes, double CopyMilliseconds, double ThrottledMilliseconds, double LongestLockHoldMilliseconds, IReadOnlyList<string> Priorities);
+public sealed record CompactionSummary(int Count, long InputBytes, double CopyMilliseconds, double ThrottledMilliseconds, double LongestLockHoldMilliseconds, double LongestSealHoldMilliseconds, IReadOnlyList<string> Priorities);
 
 /// <summary>What a worker measured, sent to the harness as JSON in a file.</summary>
 public sealed record WorkerResult

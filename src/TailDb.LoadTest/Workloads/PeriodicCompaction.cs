@@ -36,6 +36,7 @@ internal sealed class PeriodicCompaction : IDisposable
             worked.Sum(r => r.Copying.TotalMilliseconds),
             worked.Sum(r => r.Throttled.TotalMilliseconds),
             worked.Count == 0 ? 0 : worked.Max(r => r.LongestWriterLockHold.TotalMilliseconds),
+            worked.Count == 0 ? 0 : worked.Max(r => r.SealWriterLockHold.TotalMilliseconds),
             worked.Select(r => r.Priority).Distinct().Select(p => p.ToString().ToLowerInvariant()).ToList());
     }
 

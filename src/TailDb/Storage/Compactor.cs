@@ -37,18 +37,21 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     public CompactionResult Run()
     {
         List<Segment> inputs;
+        long sealHold;
         lock (writer.WriteLock)
         {
+            long sealing = Stopwatch.GetTimestamp();
             fault.ThrowIfFaulted();
             writer.SealActiveLocked();
             Segment active = writer.Active;
             inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
+            sealHold = Stopwatch.GetTimestamp() - sealing;
         }
 
         // Nothing to reclaim: no sealed segment, or only an earlier compaction's output untouched since.
         if (inputs.Count == 0 || (inputs.Count == 1 && inputs[0].Generation > 0 && inputs[0].DeadBytes == 0))
         {
-            return new CompactionResult(0, 0, 0, 0);
+            return new CompactionResult(0, 0, 0, 0) { SealWriterLockHold = Stopwatch.GetElapsedTime(0, sealHold) };
         }
 
         var log = TailDbEventSource.Log;
@@ -118,6 +121,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         return new CompactionResult(inputs.Count, live, before, after)
         {
             LongestWriterLockHold = Stopwatch.GetElapsedTime(0, longestHold),
+            SealWriterLockHold = Stopwatch.GetElapsedTime(0, sealHold),
             Priority = applied,
             Copying = copying,
             Throttled = _limiter?.Slept ?? TimeSpan.Zero,
