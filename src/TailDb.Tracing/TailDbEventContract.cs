@@ -30,6 +30,7 @@ public static class TailDbEventContract
         public const string CorruptRecord = "CorruptRecord";
         public const string StoreFaulted = "StoreFaulted";
         public const string TailTruncated = "TailTruncated";
+        public const string ReadFailed = "ReadFailed";
     }
 
     /// <summary>Payload field names, exactly as the EventSource method parameters spell them.</summary>
@@ -74,6 +75,7 @@ public static class TailDbEventContract
         public const int CorruptRecord = 20;
         public const int StoreFaulted = 21;
         public const int TailTruncated = 22;
+        public const int ReadFailed = 23;
     }
 
     public static class Keywords

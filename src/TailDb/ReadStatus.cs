@@ -14,4 +14,10 @@ public enum ReadStatus
 
     /// <summary>The key's latest record failed its checksum; no value is returned.</summary>
     Corrupt,
+
+    /// <summary>
+    /// The device failed the read (EIO, a bad sector): no value is returned. Only this read failed;
+    /// the store is not faulted, other keys still read, and a later read of this key may succeed.
+    /// </summary>
+    IoError,
 }

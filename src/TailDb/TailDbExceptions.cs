@@ -31,6 +31,19 @@ public sealed class TailDbFaultedException : TailDbException
     }
 }
 
+/// <summary>
+/// The device failed one read (EIO) through <see cref="TailDbStore.Get(ReadOnlySpan{byte})"/> or
+/// GetAsync, which have no status to return. The store is not faulted; other reads go on. The
+/// status forms (TryGet, TryGetAsync) return <see cref="ReadStatus.IoError"/> instead of throwing.
+/// </summary>
+public sealed class TailDbReadException : TailDbException
+{
+    public TailDbReadException(string message, Exception? innerException = null)
+        : base(message, innerException)
+    {
+    }
+}
+
 /// <summary>Another writer holds the directory's lock file.</summary>
 public sealed class TailDbLockedException : TailDbException
 {

@@ -13,7 +13,7 @@ public sealed partial class TailDbStore
     /// <summary>
     /// Writes the value of <paramref name="key"/> into <paramref name="destination"/>. Allocates
     /// nothing on a cache hit. Returns <see cref="ReadStatus.Corrupt"/> (and writes nothing) when the
-    /// key's record fails its checksum.
+    /// key's record fails its checksum, <see cref="ReadStatus.IoError"/> when the device fails the read.
     /// </summary>
     public ReadStatus TryGet(ReadOnlySpan<byte> key, IBufferWriter<byte> destination)
     {
@@ -42,19 +42,28 @@ public sealed partial class TailDbStore
         return _keyDir.TryGet(key, out RecordLocation _);
     }
 
-    /// <summary>The value as a new array, or null if absent.</summary>
-    /// <exception cref="TailDbCorruptionException">The key's record failed its checksum.</exception>
-    public byte[]? Get(ReadOnlySpan<byte> key)
+    /// <summary>
+    /// The status form of <see cref="Get(ReadOnlySpan{byte})"/>: never throws for a corrupt record
+    /// or a failed device read; <paramref name="value"/> is set only for Hit and Miss.
+    /// </summary>
+    public ReadStatus TryGet(ReadOnlySpan<byte> key, out byte[]? value)
     {
         var sink = new ArraySink();
         ReadStatus status = Read(key, ref sink);
-        return status switch
-        {
-            ReadStatus.Hit or ReadStatus.Miss => sink.Value,
-            ReadStatus.NotFound => null,
-            _ => throw CorruptKey(key.Length),
-        };
+        value = sink.Value;
+        return status;
     }
+
+    public ReadStatus TryGet(string key, out byte[]? value)
+    {
+        using var utf8 = new Utf8Key(key, stackalloc byte[Utf8Key.StackBytes]);
+        return TryGet(utf8.Bytes, out value);
+    }
+
+    /// <summary>The value as a new array, or null if absent.</summary>
+    /// <exception cref="TailDbCorruptionException">The key's record failed its checksum.</exception>
+    /// <exception cref="TailDbReadException">The device failed this read (the store stays usable).</exception>
+    public byte[]? Get(ReadOnlySpan<byte> key) => ValueOrThrow(TryGet(key, out byte[]? value), value, key.Length);
 
     public byte[]? Get(string key)
     {
@@ -67,6 +76,13 @@ public sealed partial class TailDbStore
     /// allocating a task, a miss awaits an asynchronous positional read.
     /// </summary>
     public async ValueTask<byte[]?> GetAsync(ReadOnlyMemory<byte> key, CancellationToken ct = default)
+    {
+        GetResult result = await TryGetAsync(key, ct).ConfigureAwait(false);
+        return ValueOrThrow(result.Status, result.Value, key.Length);
+    }
+
+    /// <summary>The status form of <see cref="GetAsync"/>: Corrupt and IoError are returned, not thrown.</summary>
+    public async ValueTask<GetResult> TryGetAsync(ReadOnlyMemory<byte> key, CancellationToken ct = default)
     {
         RecordFormat.ValidateKey(key.Span);
         ThrowIfDisposed();
@@ -82,8 +98,21 @@ public sealed partial class TailDbStore
                 try
                 {
                     Guid fileRead = FileReadStart(scope.RequestId, pending.Segment, pending.Location);
-                    int n = await pending.Segment.File.ReadAsync(buffer.AsMemory(0, pending.Location.RecordSize), pending.Location.Offset, ct).ConfigureAwait(false);
-                    status = FinishMiss(key.Span, pending, fileRead, buffer.AsSpan(0, n), ref sink);
+                    int n;
+                    try
+                    {
+                        n = await pending.Segment.File.ReadAsync(buffer.AsMemory(0, pending.Location.RecordSize), pending.Location.Offset, ct).ConfigureAwait(false);
+                    }
+                    catch (IOException error)
+                    {
+                        n = -1;
+                        status = ReadFailed(pending, fileRead, error);
+                    }
+
+                    if (n >= 0)
+                    {
+                        status = FinishMiss(key.Span, pending, fileRead, buffer.AsSpan(0, n), ref sink);
+                    }
                 }
                 finally
                 {
@@ -97,8 +126,16 @@ public sealed partial class TailDbStore
             EndGet(scope, status, sink.Value?.Length ?? 0);
         }
 
-        return status == ReadStatus.Corrupt ? throw CorruptKey(key.Length) : sink.Value;
+        return new GetResult(status, sink.Value);
     }
+
+    private byte[]? ValueOrThrow(ReadStatus status, byte[]? value, int keyLength) => status switch
+    {
+        ReadStatus.Hit or ReadStatus.Miss => value,
+        ReadStatus.NotFound => null,
+        ReadStatus.IoError => throw ReadError(keyLength),
+        _ => throw CorruptKey(keyLength),
+    };
 
     /// <summary>The one read body of Get and TryGet; GetAsync runs the same steps with an awaited file read.</summary>
     private ReadStatus Read<TSink>(ReadOnlySpan<byte> key, ref TSink sink)
@@ -188,7 +225,16 @@ public sealed partial class TailDbStore
         try
         {
             Guid fileRead = FileReadStart(request, pending.Segment!, pending.Location);
-            int n = pending.Segment!.File.Read(buffer.AsSpan(0, size), pending.Location.Offset);
+            int n;
+            try
+            {
+                n = pending.Segment!.File.Read(buffer.AsSpan(0, size), pending.Location.Offset);
+            }
+            catch (IOException error)
+            {
+                return ReadFailed(pending, fileRead, error);
+            }
+
             return FinishMiss(key, pending, fileRead, buffer.AsSpan(0, n), ref sink);
         }
         finally
@@ -203,6 +249,21 @@ public sealed partial class TailDbStore
     {
         FileReadStop(fileRead, record.Length);
         return CompleteMiss(key, pending.Location, pending.Segment!, record, ref sink);
+    }
+
+    /// <summary>
+    /// A device error (EIO) fails this read only: nothing is cached, the store is not faulted (a
+    /// write fault is final because the kernel may have dropped pages; a failed read changed nothing).
+    /// </summary>
+    private static ReadStatus ReadFailed(PendingRead pending, Guid fileRead, IOException error)
+    {
+        FileReadStop(fileRead, 0);
+        if (TailDbEventSource.Log.StorageEnabled())
+        {
+            TailDbEventSource.Log.ReadFailed(pending.Segment!.Id, pending.Location.Offset, error.Message);
+        }
+
+        return ReadStatus.IoError;
     }
 
     private InvalidOperationException UnpublishedSegment(RecordLocation location) =>
@@ -254,6 +315,9 @@ public sealed partial class TailDbStore
         return ReadStatus.Miss;
     }
 
+    private TailDbReadException ReadError(int keyLength) =>
+        new($"The device failed the read of a {keyLength}-byte key's record in '{_directory}' (an I/O error); only this read failed, the store stays usable (ReadFailed event, or TryGet's ReadStatus.IoError).");
+
     private TailDbCorruptionException CorruptKey(int keyLength) =>
         new($"The latest record of a {keyLength}-byte key in '{_directory}' failed its checksum; its value is not returned.");
 
@@ -303,6 +367,7 @@ public sealed partial class TailDbStore
         ReadStatus.Hit => "hit",
         ReadStatus.Miss => "miss",
         ReadStatus.NotFound => "not_found",
+        ReadStatus.IoError => "io_error",
         _ => "corrupt",
     };
 

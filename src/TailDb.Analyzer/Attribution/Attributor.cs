@@ -149,11 +149,14 @@ internal sealed class Attributor
 
     /// <summary>
     /// Non-GC suspensions by reason. SuspendOther is mostly the sample profiler's ticks when the trace
-    /// has samples: the measurement's own cost, kept apart from the app's causes.
+    /// has samples: the measurement's own cost, kept apart from the app's causes. Except for one part
+    /// of a tick: when the wait for every thread to reach a safe point runs far past a tick's usual
+    /// wait, a running thread held the whole process up (a non-interruptible burst of allocation or
+    /// copying). That excess is the app's cause, and would stall any GC or suspension the same way.
     /// </summary>
     private void AddSuspensions()
     {
-        var byReason = new SortedDictionary<int, List<(double, double)>>();
+        var byReason = new SortedDictionary<int, List<(double Start, double Reached, double Stop)>>();
         var windows = _set.Suspensions.Windows;
         for (var i = 0; i < windows.Count; i++)
         {
@@ -164,9 +167,10 @@ internal sealed class Attributor
                 byReason.Add(window.Tag, list);
             }
 
-            list.Add((window.StartMSec, window.StopMSec));
+            list.Add((window.StartMSec, _set.Suspensions.ReachedMSec[i], window.StopMSec));
         }
 
+        var safePointWaits = new List<(double, double)>();
         foreach (var (reason, list) in byReason)
         {
             var suspendReason = (GCSuspendEEReason)reason;
@@ -175,7 +179,125 @@ internal sealed class Attributor
                 ? "sample profiler suspensions (SuspendOther while sampling: measurement overhead)"
                 : SuspensionComputer.Describe(suspendReason);
             var kind = sampler ? CauseKind.SamplerSuspension : CauseKind.RuntimeSuspension;
-            _processWide.Add((Add(name, CauseScope.Process, CauseUnit.Milliseconds, kind), new WindowIndex(list)));
+            var own = sampler ? SplitSafePointWaits(list, safePointWaits) : [.. list.Select(w => (w.Start, w.Stop))];
+            _processWide.Add((Add(name, CauseScope.Process, CauseUnit.Milliseconds, kind), new WindowIndex(own)));
+        }
+
+        if (safePointWaits.Count > 0)
+        {
+            safePointWaits.Sort();
+            SafePointHolders = Holders(byReason.GetValueOrDefault((int)GCSuspendEEReason.SuspendOther) ?? [], safePointWaits);
+            _processWide.Add((Add(SafePointWaitCause, CauseScope.Process, CauseUnit.Milliseconds, CauseKind.SafePointWait), new WindowIndex(safePointWaits)));
+        }
+    }
+
+    /// <summary>
+    /// What the threads not serving requests were running in the ticks that waited past their usual
+    /// wait for a safe point, by leaf frame, most often first: who held the process up.
+    /// </summary>
+    public IReadOnlyList<(string Frame, int Ticks)> SafePointHolders { get; private set; } = [];
+
+    /// <summary>Ticks held up by at least this much name their holders (shorter waits are scheduling noise).</summary>
+    private const double HeldTickMSec = 1.0;
+
+    private List<(string Frame, int Ticks)> Holders(List<(double Start, double Reached, double Stop)> ticks, List<(double Start, double Stop)> waits)
+    {
+        if (_samples is null)
+        {
+            return [];
+        }
+
+        var serving = new HashSet<int>();
+        for (var i = 0; i < _set.Requests.Requests.Count; i++)
+        {
+            serving.Add(_set.Requests.Requests[i].ThreadId);
+        }
+
+        var held = new WindowIndex(waits);
+        var counts = new Dictionary<string, int>();
+        foreach (var (start, reached, stop) in ticks)
+        {
+            if (held.Overlap(start, reached) < HeldTickMSec)
+            {
+                continue;
+            }
+
+            // The sampler walks the stacks once every thread has stopped: the tick's samples sit in [reached, stop].
+            foreach (var thread in _samples.Threads)
+            {
+                var (first, end) = thread.Range(reached, stop + 1e-3);
+                for (var i = first; i < end; i++)
+                {
+                    var stack = thread.StackIds[i];
+                    if (!serving.Contains(thread.ThreadId) && CanHoldASuspension(_samples.Categories[stack], _samples.LeafFrames[stack]))
+                    {
+                        counts[_samples.LeafFrames[stack]] = counts.GetValueOrDefault(_samples.LeafFrames[stack]) + 1;
+                    }
+                }
+            }
+        }
+
+        return [.. counts.OrderByDescending(c => c.Value).ThenBy(c => c.Key, StringComparer.Ordinal).Select(c => (c.Key, c.Value))];
+    }
+
+    /// <summary>
+    /// A thread blocked, parked or inside a P/Invoke (Interop+...) runs in preemptive mode: a
+    /// suspension never waits for it.
+    /// </summary>
+    private static bool CanHoldASuspension(SampleCategory category, string leaf) =>
+        category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention)
+        && !leaf.StartsWith("Interop+", StringComparison.Ordinal);
+
+    internal const string SafePointWaitCause = "waiting for a running thread to reach a safe point (a suspension held up by non-interruptible work)";
+
+    /// <summary>
+    /// The sampler's ticks minus the part of each wait for a safe point beyond the ticks' median wait;
+    /// that part goes to <paramref name="waits"/>. Wherever a GC pause covers a tick (a tick that
+    /// waits for a GC to finish), the time is the GC's, already counted as its pause, and neither.
+    /// </summary>
+    private List<(double, double)> SplitSafePointWaits(List<(double Start, double Reached, double Stop)> ticks, List<(double, double)> waits)
+    {
+        var reaching = ticks.Select(t => t.Reached - t.Start).Order().ToArray();
+        var usual = reaching[reaching.Length / 2];
+        var gcs = _set.Gc.Pauses.Select(p => (p.StartMSec, p.StopMSec)).Order().ToArray();
+        var own = new List<(double, double)>(ticks.Count);
+        var covered = new List<(double, double)>();
+        foreach (var (start, reached, stop) in ticks)
+        {
+            var held = Math.Min(start + usual, reached);
+            SplitAround(gcs, start, held, own, covered);
+            SplitAround(gcs, held, reached, waits, covered);
+            SplitAround(gcs, reached, stop, own, covered);
+        }
+
+        return own;
+    }
+
+    /// <summary>[from, to) minus the sorted <paramref name="gcs"/> into <paramref name="outside"/>; the covered parts into <paramref name="covered"/>.</summary>
+    internal static void SplitAround((double Start, double Stop)[] gcs, double from, double to, List<(double, double)> outside, List<(double, double)> covered)
+    {
+        var at = from;
+        var i = Array.BinarySearch(gcs, (from, double.NegativeInfinity));
+        for (i = Math.Max(0, (i < 0 ? ~i : i) - 1); i < gcs.Length && gcs[i].Start < to && at < to; i++)
+        {
+            var (start, stop) = (Math.Max(gcs[i].Start, at), Math.Min(gcs[i].Stop, to));
+            if (stop <= start)
+            {
+                continue;
+            }
+
+            if (start > at)
+            {
+                outside.Add((at, start));
+            }
+
+            covered.Add((start, stop));
+            at = stop;
+        }
+
+        if (to > at)
+        {
+            outside.Add((at, to));
         }
     }
 

@@ -41,6 +41,12 @@ internal enum CauseKind
 
     /// <summary>The store's compaction or cache eviction was running (TailDb's upkeep events).</summary>
     StoreUpkeep,
+
+    /// <summary>
+    /// A suspension (the sampler's tick) waited far longer than usual for a running thread to reach a
+    /// safe point: the app's non-interruptible work stalled every thread.
+    /// </summary>
+    SafePointWait,
 }
 
 /// <summary>Which part of a request's response time a measurement covers.</summary>

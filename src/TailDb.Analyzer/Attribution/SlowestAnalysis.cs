@@ -103,6 +103,15 @@ internal static class SlowestAnalysis
             notes.Add("The sample profiler takes no samples while a GC runs: GC time comes from the GC events (pause windows), not from samples.");
         }
 
+        var safePoint = attributor.Causes.ToList().FindIndex(c => c.Kind == CauseKind.SafePointWait);
+        // Named only when the wait matters to the tail: at least 5% of the slow set's time.
+        if (attributor.SafePointHolders.Count > 0 && safePoint >= 0 && tally.SlowTime > 0 && tally.SlowTotals[safePoint] >= 0.05 * tally.SlowTime)
+        {
+            notes.Add("Suspensions held up waiting for a safe point: threads not serving requests were running " +
+                string.Join(", ", attributor.SafePointHolders.Take(3).Select(h => $"{h.Frame} ({h.Ticks:N0} ticks)")) +
+                " when those ticks completed. Such a thread stalls every suspension, a GC's too; the sampler's ticks only make it visible.");
+        }
+
         return notes;
     }
 

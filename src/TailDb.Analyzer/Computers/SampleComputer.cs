@@ -61,7 +61,7 @@ internal sealed class SampleComputer
             var times = lists.Times.ToArray();
             var stacks = lists.Stacks.ToArray();
             Array.Sort(times, stacks);
-            _byThread.Add(thread, new ThreadSamples(times, stacks));
+            _byThread.Add(thread, new ThreadSamples(times, stacks, thread));
             for (var i = 1; i < times.Length && deltas.Count < 1_000_000; i++)
             {
                 var delta = times[i] - times[i - 1];
@@ -213,7 +213,7 @@ internal sealed class SampleComputer
 }
 
 /// <summary>One thread's samples in time order.</summary>
-internal sealed record ThreadSamples(double[] Times, int[] StackIds)
+internal sealed record ThreadSamples(double[] Times, int[] StackIds, int ThreadId = 0)
 {
     public (int First, int End) Range(double fromMSec, double toMSec)
     {

@@ -20,7 +20,7 @@ public static class GetCommand
         return default;
     }
 
-    /// <summary>The bulk reply of one key's value, `$-1` if absent, an error if its record is corrupt (GET and MGET).</summary>
+    /// <summary>The bulk reply of one key's value, `$-1` if absent, an error if its record is corrupt or the device fails the read (GET and MGET).</summary>
     public static void WriteValue(CommandContext c, ReadOnlySpan<byte> key)
     {
         c.Bulk.Begin(c.Output);
@@ -32,6 +32,9 @@ public static class GetCommand
             case ReadStatus.NotFound:
                 Interlocked.Increment(ref c.Server.Stats.KeyspaceMisses);
                 c.Raw(RespWriter.NullBulk);
+                break;
+            case ReadStatus.IoError:
+                c.Error("ERR the device failed this read (I/O error); the store stays up, retry may succeed");
                 break;
             default:
                 c.Error("ERR the key's latest record failed its checksum; its value is not returned");

@@ -61,6 +61,7 @@ public sealed class TailDbEventSource : EventSource
         public const int CorruptRecord = 20;
         public const int StoreFaulted = 21;
         public const int TailTruncated = 22;
+        public const int ReadFailed = 23;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -122,6 +123,9 @@ public sealed class TailDbEventSource : EventSource
 
     [Event(EventIds.TailTruncated, Level = EventLevel.Warning, Keywords = Keywords.Storage)]
     public void TailTruncated(int segment, long offset, long bytesDropped) => WriteIntLongLong(EventIds.TailTruncated, segment, offset, bytesDropped);
+
+    [Event(EventIds.ReadFailed, Level = EventLevel.Warning, Keywords = Keywords.Storage)]
+    public void ReadFailed(int segment, long offset, string reason) => WriteEvent(EventIds.ReadFailed, segment, offset, reason);
 
     // The store's own activity ids. TPL's ActivityTracker (TplEventSource keyword 0x80) assigns
     // ids to Start events but allocates ~350 B per request doing it (async-local chains, names).

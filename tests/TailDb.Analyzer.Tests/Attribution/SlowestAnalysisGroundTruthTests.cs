@@ -33,10 +33,11 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
         int[] forced = [-1, .. WorkloadTraces.ForcedGc, .. WorkloadTraces.ForcedSleep, .. WorkloadTraces.ForcedLock];
         // At load averages of 25-36 (a flaky-test loop beside four builds) a quick request was once
         // stalled 19 ms by the sampler's suspension and displaced the cold Get (about as long). Such an
-        // intruder is allowed only when the report itself blames it on the measurement.
+        // intruder is allowed only when the report itself blames it on the measurement, or on the
+        // wait for a descheduled thread to reach a safe point that the sampler's tick exposed.
         foreach (var row in report.Slowest.Where(r => !forced.Contains(WorkloadKeys.IndexOf(r.Fields))))
         {
-            Assert.True(row.Causes.MaxBy(c => c.Value) is { Kind: CauseKind.SamplerSuspension or CauseKind.TracingSamples },
+            Assert.True(row.Causes.MaxBy(c => c.Value) is { Kind: CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait },
                 $"request {WorkloadKeys.IndexOf(row.Fields)} is slow but not forced, and not blamed on the measurement: {string.Join(", ", row.Causes)}");
         }
 

@@ -43,15 +43,12 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
         Assert.True(score.FoundShare >= 0.95, score.Describe());
         Assert.Equal(truth.Injections.Select(i => i.Kind).ToHashSet(), truth.Windows.Select(w => truth.Injections[w.Injection].Kind).ToHashSet());
 
-        // The cause goals (right cause >= 95%, false blame <= 5%) are reported figures, asserted only
-        // with TAILDB_INJECTION_GOALS=1. After the provider-probe fix three runs at load 14-21 scored
-        // 100% / 0%, but a fresh-clone CI run at load ~8 scored 72.8% right cause and 27.1% false blame
-        // (65 requests first blamed on "samples: app code"), and a helper's run at load ~24 28.7%.
-        if (Environment.GetEnvironmentVariable("TAILDB_INJECTION_GOALS") == "1")
-        {
-            Assert.True(score.RightCauseShare >= 0.95, score.Describe());
-            Assert.True(score.FalseBlameShare <= 0.05, score.Describe());
-        }
+        // The cause goals. A fresh-clone CI run at load ~8 once scored 72.8% right cause: the
+        // allocation burst's requests were blamed on their own thread's "app code" samples, because
+        // the sampler's ticks that waited ~20 ms for the burst's thread to reach a safe point were
+        // all counted as measurement overhead. That wait is now its own cause (SafePointWait).
+        Assert.True(score.RightCauseShare >= 0.95, score.Describe());
+        Assert.True(score.FalseBlameShare <= 0.05, score.Describe());
     }
 
     [Fact]

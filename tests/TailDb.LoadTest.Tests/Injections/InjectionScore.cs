@@ -19,7 +19,7 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// </summary>
 internal sealed record InjectionScore(
     int SlowedPastThreshold, int Found, int RightCause, int StrictRightCause, int SlowSet, int FalseBlame, int Unexplained, double ThresholdMs,
-    IReadOnlyDictionary<string, int> FirstCauses)
+    IReadOnlyDictionary<string, int> FirstCauses, IReadOnlyDictionary<string, int> FirstCausesByInjection)
 {
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
@@ -33,7 +33,10 @@ internal sealed record InjectionScore(
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"threshold {ThresholdMs:0.###} ms; slowed past it by an injection: {SlowedPastThreshold}; found {Found} ({FoundShare:P1}); " +
         $"right cause first {RightCause} ({RightCauseShare:P1}; {StrictRightCause} without looking through earlier requests); " +
-        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {string.Join(", ", FirstCauses.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"))}");
+        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
+
+    private static string Join(IReadOnlyDictionary<string, int> counts) =>
+        string.Join(", ", counts.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"));
 
     public static InjectionScore Of(TruthFile truth, SlowestReport report, TraceClock clock)
     {
@@ -43,6 +46,7 @@ internal sealed record InjectionScore(
         double threshold = report.Population.ThresholdMs;
 
         int slowed = 0, found = 0, right = 0, strict = 0;
+        var byInjection = new Dictionary<string, int>();
         foreach (var request in truth.Requests.Where(r => r.ResponseMs >= threshold).GroupBy(r => r.Arrival))
         {
             slowed++;
@@ -53,6 +57,8 @@ internal sealed record InjectionScore(
 
             found++;
             var injected = request.Select(r => truth.Injections[r.Injection].Kind).ToHashSet();
+            string key = $"{string.Join("+", injected.Order())} -> {FirstCause(row, kindOf, lookThrough: true)?.Name ?? "(none)"}";
+            byInjection[key] = byInjection.GetValueOrDefault(key) + 1;
             right += injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: true))) ? 1 : 0;
             strict += injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: false))) ? 1 : 0;
         }
@@ -74,13 +80,18 @@ internal sealed record InjectionScore(
             falseBlame += cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) ? 0 : 1;
         }
 
-        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, unexplained, threshold, firstCauses);
+        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, unexplained, threshold, firstCauses, byInjection);
     }
 
-    /// <summary>The cause each injection produces, as the analyzer names its kind.</summary>
+    /// <summary>
+    /// The cause each injection produces, as the analyzer names its kind. An allocation burst makes
+    /// GCs, and while it clears its fresh memory its thread does not stop for a suspension: every
+    /// thread waits for it at the next one (the sampler's tick or a GC's).
+    /// </summary>
     public static bool Matches(InjectionKind injected, (string Name, CauseKind Kind)? cause) => cause is { } c && injected switch
     {
-        InjectionKind.Gc or InjectionKind.AllocBurst => c.Kind == CauseKind.GcPause,
+        InjectionKind.Gc => c.Kind == CauseKind.GcPause,
+        InjectionKind.AllocBurst => c.Kind is CauseKind.GcPause or CauseKind.SafePointWait,
         InjectionKind.Lock => c.Kind == CauseKind.Contention || (c.Kind == CauseKind.Samples && c.Name.Contains("lock contention", StringComparison.Ordinal)),
         _ => c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal),
     };

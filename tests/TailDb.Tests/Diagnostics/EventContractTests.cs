@@ -52,7 +52,7 @@ public sealed class EventContractTests
         }
 
         Assert.Equal([C.Activities.Get, C.Activities.Put, C.Activities.Delete], C.Activities.Requests);
-        foreach (string name in new[] { C.Events.CorruptRecord, C.Events.StoreFaulted, C.Events.TailTruncated })
+        foreach (string name in new[] { C.Events.CorruptRecord, C.Events.StoreFaulted, C.Events.TailTruncated, C.Events.ReadFailed })
         {
             Assert.True(events.ContainsKey(name), name);
         }

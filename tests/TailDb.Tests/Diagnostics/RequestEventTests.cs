@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Collections.Concurrent;
 using System.Diagnostics.Tracing;
 using TailDb.Storage;
+using TailDb.Tests.Storage;
 using C = TailDb.Tracing.TailDbEventContract;
 
 namespace TailDb.Tests.Diagnostics;
@@ -170,5 +171,22 @@ public sealed class RequestEventTests : IDisposable
         Assert.True((int)eviction.Payload[C.Fields.Evicted]! > 0);
         Assert.True((long)eviction.Payload[C.Fields.BytesFreed]! > 0);
         Assert.Contains(events, e => e.Id == C.EventIds.TailTruncated && (long)e.Payload[C.Fields.BytesDropped]! == 4);
+    }
+
+    [Fact]
+    public void AReadErrorEmitsReadFailedNamingTheSegmentOffsetAndError()
+    {
+        var device = new FailingDevice();
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, CacheCapacityBytes = 0 });
+        store.Put("read-failed", "v"u8);
+        FaultTests.FailReadsOf(store, device, "read-failed");
+        using var recorder = NewRecorder(tpl: false);
+        Assert.Equal(ReadStatus.IoError, store.TryGet("read-failed", out _));
+
+        // Other tests' stores run beside this one: pick ours by its directory in the error text.
+        Recorded failed = Assert.Single(recorder.Events, e => e.Id == C.EventIds.ReadFailed && ((string)e.Payload[C.Fields.Reason]!).Contains(_dir.Path, StringComparison.Ordinal));
+        Assert.Equal(C.Events.ReadFailed, failed.Name);
+        Assert.Equal(device.FailReadsAt, (long)failed.Payload[C.Fields.Offset]!);
+        Assert.Contains("Input/output error", (string)failed.Payload[C.Fields.Reason]!, StringComparison.Ordinal);
     }
 }

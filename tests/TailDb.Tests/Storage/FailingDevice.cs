@@ -3,7 +3,7 @@ using TailDb.Storage;
 namespace TailDb.Tests.Storage;
 
 /// <summary>
-/// The real file device with switches that make writes or fsyncs fail (Garnet's flaky test device
+/// The real file device with switches that make reads, writes or fsyncs fail (Garnet's flaky test device
 /// idea), and counters of what was asked of it.
 /// </summary>
 internal sealed class FailingDevice : IStorageDevice
@@ -16,8 +16,19 @@ internal sealed class FailingDevice : IStorageDevice
 
     public bool FailFsyncs { get; set; }
 
-    /// <summary>Every file read fails with EIO (a bad sector).</summary>
-    public bool FailReads { get; set; }
+    private long _lastReadOffset = -1;
+
+    /// <summary>Reads starting at this offset (of any file) fail with EIO: one bad record.</summary>
+    public long? FailReadsAt { get; set; }
+
+    /// <summary>The offset of the last read asked of the device, to aim <see cref="FailReadsAt"/> at a record.</summary>
+    public long LastReadOffset => Interlocked.Read(ref _lastReadOffset);
+
+    private bool ReadFails(long offset)
+    {
+        Interlocked.Exchange(ref _lastReadOffset, offset);
+        return FailReadsAt == offset;
+    }
 
     /// <summary>Writes to a compaction's temporary hint file fail (ENOSPC) after half the bytes.</summary>
     public bool FailHintWrites { get; set; }
@@ -66,10 +77,10 @@ internal sealed class FailingDevice : IStorageDevice
         public long Length => inner.Length;
 
         public int Read(Span<byte> buffer, long offset) =>
-            device.FailReads ? throw new IOException($"injected read failure of '{inner.Path}' at {offset} (Input/output error)") : inner.Read(buffer, offset);
+            device.ReadFails(offset) ? throw new IOException($"injected read failure of '{inner.Path}' at {offset} (Input/output error)") : inner.Read(buffer, offset);
 
         public ValueTask<int> ReadAsync(Memory<byte> buffer, long offset, CancellationToken cancellationToken) =>
-            device.FailReads
+            device.ReadFails(offset)
                 ? ValueTask.FromException<int>(new IOException($"injected read failure of '{inner.Path}' at {offset} (Input/output error)"))
                 : inner.ReadAsync(buffer, offset, cancellationToken);
 

@@ -1,3 +1,4 @@
+using System.Buffers;
 using System.Text;
 
 namespace TailDb.Tests.Storage;
@@ -67,35 +68,87 @@ public sealed class FaultTests : IDisposable
     }
 
     [Fact]
-    public void ReadErrorFailsOnlyThatReadAndLeavesTheStoreUsable()
+    public void ReadErrorIsAStatusForThatReadAndLeavesTheStoreUsable()
     {
         var device = new FailingDevice();
         using var store = TailDbStore.Open(_dir.Options() with { Device = device, CacheCapacityBytes = 0 });
         store.Put("a", "1"u8);
         store.Put("b", "2"u8);
-        device.FailReads = true;
+        FailReadsOf(store, device, "a");
 
-        // The read path has no I/O-error status: the failing read throws, nothing else changes.
-        var error = Assert.Throws<IOException>(() => store.Get("a"));
-        Assert.Contains("Input/output error", error.Message, StringComparison.Ordinal);
+        var buffer = new ArrayBufferWriter<byte>();
+        Assert.Equal(ReadStatus.IoError, store.TryGet("a"u8, buffer));
+        Assert.Equal(0, buffer.WrittenCount);
+        Assert.Equal(ReadStatus.IoError, store.TryGet("a", out byte[]? value));
+        Assert.Null(value);
+
+        // Only that read failed: the store is not faulted, other keys read and writes go on.
         Assert.False(store.IsFaulted);
-        Assert.True(store.ContainsKey("b"u8));
-
-        device.FailReads = false;
-        Assert.Equal("1", Encoding.UTF8.GetString(store.Get("a")!));
+        Assert.Equal(ReadStatus.Miss, store.TryGet("b", out value));
+        Assert.Equal("2", Encoding.UTF8.GetString(value!));
         store.Put("c", "3"u8);
         Assert.Equal("3", Encoding.UTF8.GetString(store.Get("c")!));
+
+        device.FailReadsAt = null;
+        Assert.Equal(ReadStatus.Miss, store.TryGet("a"u8, buffer));
+        Assert.Equal("1", Encoding.UTF8.GetString(buffer.WrittenSpan));
     }
 
     [Fact]
-    public async Task AsyncReadErrorFailsOnlyThatRead()
+    public void GetHasNoStatusSoAReadErrorIsATailDbReadExceptionNotARawIOException()
     {
         var device = new FailingDevice();
         using var store = TailDbStore.Open(_dir.Options() with { Device = device, CacheCapacityBytes = 0 });
         store.Put("a", "1"u8);
-        device.FailReads = true;
-        await Assert.ThrowsAsync<IOException>(async () => await store.GetAsync("a"u8.ToArray()));
-        device.FailReads = false;
+        FailReadsOf(store, device, "a");
+
+        var error = Assert.Throws<TailDbReadException>(() => store.Get("a"));
+        Assert.Contains(_dir.Path, error.Message, StringComparison.Ordinal);
+        Assert.Contains("only this read failed", error.Message, StringComparison.Ordinal);
+        Assert.False(store.IsFaulted);
+    }
+
+    [Fact]
+    public void AReadErrorIsNotCachedSoTheNextReadGoesBackToTheDevice()
+    {
+        var device = new FailingDevice();
+        using (var first = TailDbStore.Open(_dir.Options() with { Device = device, CacheCapacityBytes = 0 }))
+        {
+            first.Put("a", "1"u8);
+            FailReadsOf(first, device, "a");
+        }
+
+        // Reopened with a cache, cold (open scans the segment, so the bad record is armed after it):
+        // the failed read caches nothing, the next one reads and caches.
+        long bad = device.FailReadsAt!.Value;
+        device.FailReadsAt = null;
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device });
+        device.FailReadsAt = bad;
+        Assert.Equal(ReadStatus.IoError, store.TryGet("a", out _));
+        device.FailReadsAt = null;
+        Assert.Equal(ReadStatus.Miss, store.TryGet("a", out byte[]? value));
+        Assert.Equal("1", Encoding.UTF8.GetString(value!));
+        Assert.Equal(ReadStatus.Hit, store.TryGet("a", out _));
+    }
+
+    [Fact]
+    public async Task AsyncReadErrorIsAStatusForThatReadOnly()
+    {
+        var device = new FailingDevice();
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, CacheCapacityBytes = 0 });
+        store.Put("a", "1"u8);
+        store.Put("b", "2"u8);
+        FailReadsOf(store, device, "a");
+
+        GetResult failed = await store.TryGetAsync("a"u8.ToArray());
+        Assert.Equal(ReadStatus.IoError, failed.Status);
+        Assert.Null(failed.Value);
+        await Assert.ThrowsAsync<TailDbReadException>(async () => await store.GetAsync("a"u8.ToArray()));
+        GetResult other = await store.TryGetAsync("b"u8.ToArray());
+        Assert.Equal(ReadStatus.Miss, other.Status);
+        Assert.Equal("2", Encoding.UTF8.GetString(other.Value!));
+
+        device.FailReadsAt = null;
         Assert.Equal("1", Encoding.UTF8.GetString((await store.GetAsync("a"u8.ToArray()))!));
         Assert.False(store.IsFaulted);
     }
@@ -191,6 +244,13 @@ public sealed class FaultTests : IDisposable
         File.WriteAllBytes(Path.Combine(_dir.Path, "99999999-0009.hint.tmp"), [1, 2, 3]);
         using var reopened = TailDbStore.Open(_dir.Options());
         AssertHolds(reopened, expected);
+    }
+
+    /// <summary>Reads the key once (the cache must not hold it) to learn its record's offset, then makes reads there fail.</summary>
+    internal static void FailReadsOf(TailDbStore store, FailingDevice device, string key)
+    {
+        Assert.Equal(ReadStatus.Miss, store.TryGet(key, out _));
+        device.FailReadsAt = device.LastReadOffset;
     }
 
     private static void AssertHolds(TailDbStore store, Dictionary<string, string?> expected)
