@@ -14,7 +14,8 @@ public enum CompactionPriority
 
     /// <summary>
     /// The copy runs on a thread of its own at the lowest timesharing priority (Linux: nice 19 on
-    /// that thread, ~1.5% of a nice-0 thread's CPU share when both want the core).
+    /// that thread, ~1.5% of a nice-0 thread's CPU share when both want the core). On a machine
+    /// whose cores are busy with other work, compaction then proceeds slowly: the trade it makes.
     /// </summary>
     Low,
 

@@ -183,8 +183,10 @@ public sealed record WorkloadOptions
         (Distribution == KeyDistribution.Zipf ? $" θ={ZipfTheta}" : "") +
         $", cache holds {CacheFraction:P0} of keys, api {(Api == ReadApi.ZeroCopy ? "zero-copy" : "copy")}, app-alloc {AppAllocBytes} B/req, " +
         $"durability {Durability.ToString().ToLowerInvariant()}, seed {Seed}" +
-        (CompactEverySeconds > 0
-            ? $", compaction every {CompactEverySeconds:0.##} s ({(CompactionMiBPerSecond > 0 ? $"{CompactionMiBPerSecond:0.##} MiB/s" : "unpaced")}, priority {CompactionPriority.ToString().ToLowerInvariant()})"
+        (CompactEverySeconds > 0 ? $", compaction every {CompactEverySeconds:0.##} s" : "") +
+        // The first design never paced: the pacing settings mean something with upkeep off requests only.
+        (CompactEverySeconds > 0 && Upkeep == UpkeepPlacement.Background
+            ? $" ({(CompactionMiBPerSecond > 0 ? $"{CompactionMiBPerSecond:0.##} MiB/s" : "unpaced")}, priority {CompactionPriority.ToString().ToLowerInvariant()})"
             : "") +
         (Upkeep == UpkeepPlacement.OnRequest ? ", upkeep on requests" : "");
 }
