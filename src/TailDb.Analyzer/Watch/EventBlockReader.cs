@@ -1,126 +1,299 @@
-using TailDb.Analyzer.Stacks;
+using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 
 namespace TailDb.Analyzer.Watch;
 
-/// <summary>One event's header fields, as the nettrace V5 EventBlock spells them.</summary>
-internal struct RawEventHeader
-{
-    public int MetadataId;
-    public int SequenceNumber;
-    public long CaptureThreadId;
-    public int ProcessorNumber;
-    public long ThreadId;
-    public int StackId;
-    public long Timestamp;
-    public Guid ActivityId;
-    public Guid RelatedActivityId;
-    public int PayloadSize;
-}
-
 /// <summary>
 /// Walks the events of one EventBlock or MetadataBlock payload (compressed or uncompressed headers,
-/// NetTraceFormat_v5.md) over the analyzer's bounds-checked <see cref="BlockCursor"/>: a corrupt
-/// block ends in one <see cref="TraceFormatException"/>, never a wild read.
+/// NetTraceFormat_v5.md) on the session's reader thread, once per block: a span and an offset, the
+/// header fields decoded in place, the payload only sliced when asked for. It reads other processes'
+/// streams, so every field is bounds-checked; a block that breaks the format ends the walk with
+/// <see cref="Corrupt"/> set (a status, not an exception: the watch drops that block and goes on).
 /// </summary>
 internal ref struct EventBlockReader
 {
     private const short HeaderCompressionFlag = 1;
-    private BlockCursor _cursor;
+    private const int UncompressedHeaderBytes = 4 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 16 + 16 + 4;
+    private const byte MetadataIdFlag = 1;
+    private const byte CaptureThreadAndSequenceFlag = 2;
+    private const byte ThreadIdFlag = 4;
+    private const byte StackIdFlag = 8;
+    private const byte ActivityIdFlag = 16;
+    private const byte RelatedActivityIdFlag = 32;
+    private const byte DataLengthFlag = 128;
+
+    private readonly ReadOnlySpan<byte> _data;
     private readonly bool _compressed;
-    private RawEventHeader _header;
+    private int _position;
+    private int _payloadStart;
+    private byte _flags;
+    // Where this event's activity ids lie in the block (-1: none yet, read as empty): decoded only when asked for.
+    private int _activityAt = -1;
+    private int _relatedActivityAt = -1;
 
     public EventBlockReader(ReadOnlySpan<byte> payload)
     {
-        _cursor = new BlockCursor(payload, 0, "event block");
-        var headerSize = _cursor.ReadInt16();
-        var flags = _cursor.ReadInt16();
-        if (headerSize < 4)
+        _data = payload;
+        var headerSize = payload.Length >= 4 ? BinaryPrimitives.ReadInt16LittleEndian(payload) : 0;
+        if (headerSize < 4 || headerSize > payload.Length)
         {
-            throw _cursor.Corrupt($"a block header of {headerSize} bytes");
+            Corrupt = true;
+            _position = payload.Length;
+            return;
         }
 
-        _cursor.Skip(headerSize - 4);
-        _compressed = (flags & HeaderCompressionFlag) != 0;
+        _compressed = (BinaryPrimitives.ReadInt16LittleEndian(payload[2..]) & HeaderCompressionFlag) != 0;
+        _position = headerSize;
     }
 
-    public readonly RawEventHeader Header => _header;
+    /// <summary>The block broke the format (a field past its end, an overlong varint, a negative size); the walk stopped there.</summary>
+    public bool Corrupt { get; private set; }
 
-    public ReadOnlySpan<byte> Payload { get; private set; }
+    public int MetadataId { get; private set; }
+
+    public int SequenceNumber { get; private set; }
+
+    public long CaptureThreadId { get; private set; }
+
+    public long ThreadId { get; private set; }
+
+    public int StackId { get; private set; }
+
+    public long Timestamp { get; private set; }
+
+    public readonly Guid ActivityId => _activityAt < 0 ? Guid.Empty : new Guid(_data.Slice(_activityAt, 16));
+
+    public readonly Guid RelatedActivityId => _relatedActivityAt < 0 ? Guid.Empty : new Guid(_data.Slice(_relatedActivityAt, 16));
+
+    /// <summary>What a request is paired by: its activity id, else (no id) its thread.</summary>
+    public readonly ActivityKey RequestKey => _activityAt < 0
+        ? new(0, 0, ThreadId)
+        : ActivityKey.Of(BinaryPrimitives.ReadInt64LittleEndian(_data[_activityAt..]), BinaryPrimitives.ReadInt64LittleEndian(_data[(_activityAt + 8)..]), ThreadId);
+
+    public int PayloadSize { get; private set; }
+
+    /// <summary>
+    /// This event spells its capture thread and sequence number (uncompressed headers always do);
+    /// otherwise it continues the previous event's thread with the next number, so no event can be
+    /// missing before it.
+    /// </summary>
+    public readonly bool SequenceExplicit => !_compressed || (_flags & CaptureThreadAndSequenceFlag) != 0;
+
+    /// <summary>This event spells its stack id (otherwise it repeats the previous event's).</summary>
+    public readonly bool StackIdExplicit => !_compressed || (_flags & StackIdFlag) != 0;
+
+    public readonly ReadOnlySpan<byte> Payload => _data.Slice(_payloadStart, PayloadSize);
 
     public bool MoveNext()
     {
-        if (_cursor.Remaining <= 0)
+        if (_position >= _data.Length)
         {
             return false;
         }
 
-        Payload = _compressed ? ReadCompressed() : ReadUncompressed();
+        if (_compressed ? ReadCompressed() : ReadUncompressed())
+        {
+            return true;
+        }
+
+        Corrupt = true;
+        _position = _data.Length;
+        return false;
+    }
+
+    private bool ReadCompressed()
+    {
+        var data = _data;
+        var position = _position;
+        var flags = data[position++];
+        _flags = flags;
+        if ((flags & MetadataIdFlag) != 0)
+        {
+            if (!TryReadVarUInt32(data, ref position, out var metadataId))
+            {
+                return false;
+            }
+
+            MetadataId = (int)metadataId;
+        }
+
+        if ((flags & CaptureThreadAndSequenceFlag) != 0)
+        {
+            if (!TryReadVarUInt32(data, ref position, out var delta) || !TryReadVarUInt64(data, ref position, out var captureThread)
+                || !TryReadVarUInt32(data, ref position, out _))
+            {
+                return false;
+            }
+
+            SequenceNumber += (int)delta + 1;
+            CaptureThreadId = (long)captureThread;
+        }
+        else if (MetadataId != 0)
+        {
+            SequenceNumber++;
+        }
+
+        if ((flags & ThreadIdFlag) != 0)
+        {
+            if (!TryReadVarUInt64(data, ref position, out var thread))
+            {
+                return false;
+            }
+
+            ThreadId = (long)thread;
+        }
+
+        if ((flags & StackIdFlag) != 0)
+        {
+            if (!TryReadVarUInt32(data, ref position, out var stack))
+            {
+                return false;
+            }
+
+            StackId = (int)stack;
+        }
+
+        if (!TryReadVarUInt64(data, ref position, out var timestampDelta))
+        {
+            return false;
+        }
+
+        Timestamp += (long)timestampDelta;
+        if ((flags & ActivityIdFlag) != 0)
+        {
+            if (data.Length - position < 16)
+            {
+                return false;
+            }
+
+            _activityAt = position;
+            position += 16;
+        }
+
+        if ((flags & RelatedActivityIdFlag) != 0)
+        {
+            if (data.Length - position < 16)
+            {
+                return false;
+            }
+
+            _relatedActivityAt = position;
+            position += 16;
+        }
+
+        if ((flags & DataLengthFlag) != 0)
+        {
+            if (!TryReadVarUInt32(data, ref position, out var size))
+            {
+                return false;
+            }
+
+            PayloadSize = (int)size;
+        }
+
+        return TakePayload(position);
+    }
+
+    private bool ReadUncompressed()
+    {
+        var header = _data[_position..];
+        if (header.Length < UncompressedHeaderBytes)
+        {
+            return false;
+        }
+
+        // Event size first (not needed: the payload size below says where the next event starts).
+        MetadataId = BinaryPrimitives.ReadInt32LittleEndian(header[4..]) & 0x7FFF_FFFF; // high bit: IsSorted
+        SequenceNumber = BinaryPrimitives.ReadInt32LittleEndian(header[8..]);
+        ThreadId = BinaryPrimitives.ReadInt64LittleEndian(header[12..]);
+        CaptureThreadId = BinaryPrimitives.ReadInt64LittleEndian(header[20..]);
+        StackId = BinaryPrimitives.ReadInt32LittleEndian(header[32..]);
+        Timestamp = BinaryPrimitives.ReadInt64LittleEndian(header[36..]);
+        _activityAt = _position + 44;
+        _relatedActivityAt = _position + 60;
+        PayloadSize = BinaryPrimitives.ReadInt32LittleEndian(header[76..]);
+        if (!TakePayload(_position + UncompressedHeaderBytes))
+        {
+            return false;
+        }
+
+        // Uncompressed events are 4-aligned within the block (the block itself starts 4-aligned).
+        var pad = (4 - (_position & 3)) & 3;
+        _position = Math.Min(_position + pad, _data.Length);
         return true;
     }
 
-    private ReadOnlySpan<byte> ReadCompressed()
+    private bool TakePayload(int position)
     {
-        var flags = _cursor.ReadByte();
-        if ((flags & 1) != 0)
+        if ((uint)PayloadSize > (uint)(_data.Length - position))
         {
-            _header.MetadataId = (int)_cursor.ReadVarUInt32();
+            return false;
         }
 
-        if ((flags & 2) != 0)
-        {
-            _header.SequenceNumber += (int)_cursor.ReadVarUInt32() + 1;
-            _header.CaptureThreadId = (long)_cursor.ReadVarUInt64();
-            _header.ProcessorNumber = (int)_cursor.ReadVarUInt32();
-        }
-        else if (_header.MetadataId != 0)
-        {
-            _header.SequenceNumber++;
-        }
-
-        if ((flags & 4) != 0)
-        {
-            _header.ThreadId = (long)_cursor.ReadVarUInt64();
-        }
-
-        if ((flags & 8) != 0)
-        {
-            _header.StackId = (int)_cursor.ReadVarUInt32();
-        }
-
-        _header.Timestamp += (long)_cursor.ReadVarUInt64();
-        if ((flags & 16) != 0)
-        {
-            _header.ActivityId = new Guid(_cursor.ReadBytes(16));
-        }
-
-        if ((flags & 32) != 0)
-        {
-            _header.RelatedActivityId = new Guid(_cursor.ReadBytes(16));
-        }
-
-        if ((flags & 128) != 0)
-        {
-            _header.PayloadSize = (int)_cursor.ReadVarUInt32();
-        }
-
-        return _cursor.ReadBytes(_header.PayloadSize);
+        _payloadStart = position;
+        _position = position + PayloadSize;
+        return true;
     }
 
-    private ReadOnlySpan<byte> ReadUncompressed()
+    // Most header fields are deltas or small ids: one byte, no loop.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool TryReadVarUInt32(ReadOnlySpan<byte> data, ref int position, out uint value)
     {
-        _cursor.ReadInt32(); // event size
-        _header.MetadataId = _cursor.ReadInt32() & 0x7FFF_FFFF; // high bit: IsSorted
-        _header.SequenceNumber = _cursor.ReadInt32();
-        _header.ThreadId = _cursor.ReadInt64();
-        _header.CaptureThreadId = _cursor.ReadInt64();
-        _header.ProcessorNumber = _cursor.ReadInt32();
-        _header.StackId = _cursor.ReadInt32();
-        _header.Timestamp = _cursor.ReadInt64();
-        _header.ActivityId = new Guid(_cursor.ReadBytes(16));
-        _header.RelatedActivityId = new Guid(_cursor.ReadBytes(16));
-        _header.PayloadSize = _cursor.ReadInt32();
-        var payload = _cursor.ReadBytes(_header.PayloadSize);
-        _cursor.AlignTo4();
-        return payload;
+        if ((uint)position < (uint)data.Length && data[position] < 0x80)
+        {
+            value = data[position++];
+            return true;
+        }
+
+        var ok = TryReadVarUInt64Slow(data, ref position, 5, out var wide);
+        value = (uint)wide;
+        return ok;
+    }
+
+    // Timestamp deltas between neighbouring events usually take two bytes (QPC ticks are nanoseconds here).
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool TryReadVarUInt64(ReadOnlySpan<byte> data, ref int position, out ulong value)
+    {
+        if ((uint)(position + 1) < (uint)data.Length)
+        {
+            var first = data[position];
+            if (first < 0x80)
+            {
+                value = first;
+                position++;
+                return true;
+            }
+
+            var second = data[position + 1];
+            if (second < 0x80)
+            {
+                value = (first & 0x7Fu) | ((ulong)second << 7);
+                position += 2;
+                return true;
+            }
+        }
+
+        return TryReadVarUInt64Slow(data, ref position, 10, out value);
+    }
+
+    private static bool TryReadVarUInt64Slow(ReadOnlySpan<byte> data, ref int position, int maxBytes, out ulong value)
+    {
+        value = 0;
+        for (var i = 0; i < maxBytes; i++)
+        {
+            if ((uint)position >= (uint)data.Length)
+            {
+                return false;
+            }
+
+            var b = data[position++];
+            value |= (ulong)(b & 0x7F) << (7 * i);
+            if ((b & 0x80) == 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 }

@@ -22,10 +22,15 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
     private const uint SuspendForGc = 1;
     private const uint SuspendForGcPrep = 6;
 
+    // Metadata ids are small and dense (the runtime numbers them from 1): a table, not a hash lookup per event.
+    private const int DenseMetadataIds = 1 << 16;
+    private const long NoCaptureThread = long.MinValue;
+
     private readonly object _gate = new();
-    private readonly Dictionary<int, Role> _roles = [];
+    private Role[] _roles = new Role[256];
+    private readonly Dictionary<int, Role> _sparseRoles = [];
     private readonly List<string> _activityNames = [];
-    private readonly Dictionary<(Guid Activity, long Thread), (long Start, int Activity)> _open = [];
+    private readonly OpenRequests _open = new();
     private readonly Dictionary<long, int> _sequences = [];
     private readonly List<KeptMethodLoad> _methodLoads = [];
     private readonly RollingPercentiles _percentiles = new();
@@ -33,6 +38,8 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
     private long _syncQpc;
     private long _frequency = 1;
     private long _gcSuspendStart = -1;
+    private long _sequenceThread = NoCaptureThread;
+    private int _sequenceLast;
     private Trigger? _pending;
     private long _pendingDue;
     private long _pendingStart;
@@ -54,22 +61,23 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
         _frequency = qpcFrequency;
     }
 
+    public bool Read(BlockKind kind, ReadOnlySpan<byte> payload, List<int> stackIds)
+    {
+        lock (_gate)
+        {
+            return kind switch
+            {
+                BlockKind.Metadata => ReadMetadata(payload),
+                BlockKind.Event => ReadEvents(payload, stackIds),
+                _ => true,
+            };
+        }
+    }
+
     public void OnBlock(RingBlock block, NetTraceRing ring)
     {
         lock (_gate)
         {
-            switch (block.Kind)
-            {
-                case BlockKind.Metadata:
-                    ReadMetadata(block.Payload);
-                    break;
-                case BlockKind.Event:
-                    ReadEvents(block.Payload);
-                    break;
-                default:
-                    break;
-            }
-
             if (_pending is { } trigger && block.MaxTimestamp >= _pendingDue)
             {
                 Fire(trigger, ring);
@@ -80,6 +88,7 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
             Stats.RingSpanMSec = ring.SpanMSec;
             Stats.MethodLoadBytes = _methodLoadBytes;
             Stats.NewestMSec = ToMSec(ring.NewestTimestamp);
+            Stats.CorruptBlocks = ring.CorruptBlocks;
         }
     }
 
@@ -136,22 +145,38 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
 
     private double ToMSec(long timestamp) => (timestamp - _syncQpc) * 1000.0 / _frequency;
 
-    private void ReadMetadata(byte[] payload)
+    private bool ReadMetadata(ReadOnlySpan<byte> payload)
     {
         var reader = new EventBlockReader(payload);
         while (reader.MoveNext())
         {
-            var cursor = new BlockCursor(reader.Payload, 0, "metadata record");
-            var metadataId = cursor.ReadInt32();
-            var provider = Encoding.Unicode.GetString(cursor.ReadUtf16Z());
-            var eventId = cursor.ReadInt32();
-            var name = Encoding.Unicode.GetString(cursor.ReadUtf16Z());
-            var role = Classify(provider, eventId, name);
-            if (role.Kind != RoleKind.None)
+            if (!MetadataRecord.TryRead(reader.Payload, out var record))
             {
-                _roles[metadataId] = role;
+                return false;
+            }
+
+            var role = Classify(record.Provider, record.EventId, record.Name);
+            if (role.Kind == RoleKind.None)
+            {
+                continue;
+            }
+
+            if ((uint)record.MetadataId < DenseMetadataIds)
+            {
+                if (record.MetadataId >= _roles.Length)
+                {
+                    Array.Resize(ref _roles, Math.Min(DenseMetadataIds, Math.Max(record.MetadataId + 1, _roles.Length * 2)));
+                }
+
+                _roles[record.MetadataId] = role;
+            }
+            else
+            {
+                _sparseRoles[record.MetadataId] = role;
             }
         }
+
+        return !reader.Corrupt;
     }
 
     private Role Classify(string provider, int eventId, string name)
@@ -185,69 +210,109 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
         return new Role(kind, activity);
     }
 
-    private void ReadEvents(byte[] payload)
+    /// <summary>
+    /// The hot path: every event of the session passes here once. Per event it decodes the header
+    /// and looks its metadata id up in a table; only the watched activity's Start/Stop, GC
+    /// suspensions and method loads go further. Sequence numbers are checked only where an event
+    /// spells them (a new capture thread): between, they follow by one, so nothing can be lost there.
+    /// </summary>
+    private bool ReadEvents(ReadOnlySpan<byte> payload, List<int> stackIds)
     {
         var reader = new EventBlockReader(payload);
+        var roles = _roles;
+        var lastStack = 0;
+        var checkSequence = true; // the block restarts the header's running fields
+        long events = 0;
         while (reader.MoveNext())
         {
-            var header = reader.Header;
-            Stats.Events++;
-            CountLost(header);
-            if (!_roles.TryGetValue(header.MetadataId, out var role))
+            events++;
+            if (reader.StackIdExplicit && reader.StackId != 0 && reader.StackId != lastStack)
             {
+                lastStack = reader.StackId;
+                stackIds.Add(lastStack);
+            }
+
+            var metadataId = reader.MetadataId;
+            if (metadataId == 0)
+            {
+                checkSequence |= reader.SequenceExplicit;
                 continue;
             }
 
-            switch (role.Kind)
+            if (checkSequence || reader.SequenceExplicit)
             {
-                case RoleKind.Start:
-                    _open[Key(header)] = (header.Timestamp, role.Activity);
-                    break;
-                case RoleKind.Stop:
-                    if (_open.Remove(Key(header), out var start))
-                    {
-                        Completed(start.Activity, start.Start, header.Timestamp);
-                    }
-
-                    break;
-                case RoleKind.GcSuspendBegin:
-                    var reason = reader.Payload.Length >= 4 ? BinaryPrimitives.ReadUInt32LittleEndian(reader.Payload) : 0;
-                    _gcSuspendStart = reason is SuspendForGc or SuspendForGcPrep ? header.Timestamp : -1;
-                    break;
-                case RoleKind.GcRestartEnd:
-                    if (_gcSuspendStart >= 0)
-                    {
-                        GcPause(_gcSuspendStart, header.Timestamp);
-                        _gcSuspendStart = -1;
-                    }
-
-                    break;
-                case RoleKind.MethodLoad:
-                    _methodLoads.Add(new KeptMethodLoad(header.MetadataId, header.ThreadId, header.Timestamp, reader.Payload.ToArray()));
-                    _methodLoadBytes += reader.Payload.Length + 48;
-                    break;
-                default:
-                    break;
+                CountLost(reader.CaptureThreadId, reader.SequenceNumber);
+                checkSequence = false;
             }
+            else
+            {
+                _sequenceLast = reader.SequenceNumber;
+            }
+
+            var role = (uint)metadataId < (uint)roles.Length ? roles[metadataId] : SparseRole(metadataId);
+            if (role.Kind != RoleKind.None)
+            {
+                OnEvent(role, ref reader);
+            }
+        }
+
+        Stats.Events += events;
+        return !reader.Corrupt;
+    }
+
+    private Role SparseRole(int metadataId) =>
+        _sparseRoles.Count > 0 && _sparseRoles.TryGetValue(metadataId, out var role) ? role : default;
+
+    private void OnEvent(Role role, ref EventBlockReader reader)
+    {
+        switch (role.Kind)
+        {
+            case RoleKind.Start:
+                _open.Start(reader.RequestKey, reader.Timestamp, role.Activity);
+                break;
+            case RoleKind.Stop:
+                if (_open.TryStop(reader.RequestKey, out var start, out var activity))
+                {
+                    Completed(activity, start, reader.Timestamp);
+                }
+
+                break;
+            case RoleKind.GcSuspendBegin:
+                var reason = reader.Payload.Length >= 4 ? BinaryPrimitives.ReadUInt32LittleEndian(reader.Payload) : 0;
+                _gcSuspendStart = reason is SuspendForGc or SuspendForGcPrep ? reader.Timestamp : -1;
+                break;
+            case RoleKind.GcRestartEnd:
+                if (_gcSuspendStart >= 0)
+                {
+                    GcPause(_gcSuspendStart, reader.Timestamp);
+                    _gcSuspendStart = -1;
+                }
+
+                break;
+            case RoleKind.MethodLoad:
+                _methodLoads.Add(new KeptMethodLoad(reader.MetadataId, reader.ThreadId, reader.Timestamp, reader.Payload.ToArray()));
+                _methodLoadBytes += reader.PayloadSize + 48;
+                break;
+            default:
+                break;
         }
     }
 
-    private static (Guid, long) Key(in RawEventHeader header) =>
-        header.ActivityId != Guid.Empty ? (header.ActivityId, 0) : (Guid.Empty, header.ThreadId);
-
-    private void CountLost(in RawEventHeader header)
+    /// <summary>A gap in a capture thread's sequence numbers is events the runtime dropped (its buffer was full).</summary>
+    private void CountLost(long captureThread, int sequence)
     {
-        if (header.MetadataId == 0)
+        if (_sequenceThread != NoCaptureThread)
         {
-            return;
+            _sequences[_sequenceThread] = _sequenceLast;
         }
 
-        if (_sequences.TryGetValue(header.CaptureThreadId, out var last) && header.SequenceNumber > last + 1)
+        if (_sequences.TryGetValue(captureThread, out var last) && sequence > last + 1)
         {
-            Stats.EventsLost += header.SequenceNumber - last - 1;
+            Stats.EventsLost += sequence - last - 1;
         }
 
-        _sequences[header.CaptureThreadId] = header.SequenceNumber;
+        _sequenceThread = captureThread;
+        _sequenceLast = sequence;
     }
 
     private void Completed(int activity, long start, long stop)
@@ -355,6 +420,9 @@ internal sealed class WatchStats
     public double P999Ms { get; set; } = double.NaN;
 
     public long GcPauses { get; set; }
+
+    /// <summary>Blocks whose events broke the format, dropped from the ring.</summary>
+    public long CorruptBlocks { get; set; }
 
     public long RingBytes { get; set; }
 

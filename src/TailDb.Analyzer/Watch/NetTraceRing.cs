@@ -1,14 +1,23 @@
 using System.Buffers.Binary;
-using System.Text;
+using System.Runtime.InteropServices;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Watch;
 
-/// <summary>Sees every whole block as the ring receives it, before it is stored (on the session's reader thread).</summary>
+/// <summary>Sees every whole block as the ring receives it (on the session's reader thread).</summary>
 internal interface IRingObserver
 {
     void OnPrologue(long syncTimeQpc, long qpcFrequency);
 
+    /// <summary>
+    /// Reads a MetadataBlock's or EventBlock's events before the ring stores the block: the one walk
+    /// over them. Adds to <paramref name="stackIds"/> each nonzero stack id an event names (the ring
+    /// holds those stacks past eviction); repeats are allowed. False when the block breaks the
+    /// format: the ring then drops it, so a capture never holds a block TraceEvent cannot read.
+    /// </summary>
+    bool Read(BlockKind kind, ReadOnlySpan<byte> payload, List<int> stackIds);
+
+    /// <summary>After the block is stored: a capture fired here includes it.</summary>
     void OnBlock(RingBlock block, NetTraceRing ring);
 }
 
@@ -42,7 +51,8 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     private readonly SortedDictionary<int, byte[]> _heldStacks = [];
     private int _heldEpoch = -1;
     private long _heldStackBytes;
-    private readonly Dictionary<string, byte[]> _typeHeaders = new(StringComparer.Ordinal);
+    private readonly Dictionary<BlockKind, byte[]> _typeHeaders = [];
+    private readonly List<int> _stackIds = [];
     private byte[] _pending = new byte[1 << 20];
     private int _pendingLength;
     private long _pendingStreamOffset;
@@ -66,6 +76,9 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
 
     public long EvictedBlocks { get; private set; }
 
+    /// <summary>Blocks whose events broke the format, dropped (never stored, never in a capture).</summary>
+    public long CorruptBlocks { get; private set; }
+
     /// <summary>Stacks named by an event still in the ring but dropped to stay within --max-bytes.</summary>
     public long DroppedStacks { get; private set; }
 
@@ -87,7 +100,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     {
         lock (_sync)
         {
-            return new(Prologue ?? [], [.. _metadata], HeldStackBlocks(), [.. _blocks], _typeHeaders.GetValueOrDefault("EventBlock"));
+            return new(Prologue ?? [], [.. _metadata], HeldStackBlocks(), [.. _blocks], _typeHeaders.GetValueOrDefault(BlockKind.Event));
         }
     }
 
@@ -107,9 +120,13 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
             consumed += used;
         }
 
-        _pending.AsSpan(consumed, _pendingLength - consumed).CopyTo(_pending);
-        _pendingLength -= consumed;
-        _pendingStreamOffset += consumed;
+        // Most writes end inside a block: move the rest down only when whole blocks were taken.
+        if (consumed > 0)
+        {
+            _pending.AsSpan(consumed, _pendingLength - consumed).CopyTo(_pending);
+            _pendingLength -= consumed;
+            _pendingStreamOffset += consumed;
+        }
     }
 
     public override void Write(byte[] buffer, int offset, int count) => Write(buffer.AsSpan(offset, count));
@@ -172,14 +189,15 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         }
 
         Expect(data[payloadStart + size] == EndObjectTag, streamOffset, "a block's end");
-        var name = Encoding.ASCII.GetString(data.Slice(15, nameLength));
-        if (!_typeHeaders.TryGetValue(name, out var typeHeader))
+        var kind = KindOf(data.Slice(15, nameLength));
+        // Each known kind's header is shared by all its blocks; an unknown type keeps its own.
+        if (kind == BlockKind.Other || !_typeHeaders.TryGetValue(kind, out var typeHeader))
         {
             typeHeader = data[..typeEnd].ToArray();
-            _typeHeaders[name] = typeHeader;
+            _typeHeaders[kind] = typeHeader;
         }
 
-        Add(name, typeHeader, data.Slice(payloadStart, size));
+        Add(kind, typeHeader, data.Slice(payloadStart, size));
         used = payloadStart + size + 1;
         return true;
     }
@@ -210,25 +228,34 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         return true;
     }
 
-    private void Add(string name, byte[] typeHeader, ReadOnlySpan<byte> payload)
+    private static BlockKind KindOf(ReadOnlySpan<byte> name) =>
+        name.SequenceEqual("EventBlock"u8) ? BlockKind.Event
+        : name.SequenceEqual("MetadataBlock"u8) ? BlockKind.Metadata
+        : name.SequenceEqual("StackBlock"u8) ? BlockKind.Stack
+        : name.SequenceEqual("SPBlock"u8) ? BlockKind.SequencePoint
+        : BlockKind.Other;
+
+    private void Add(BlockKind kind, byte[] typeHeader, ReadOnlySpan<byte> payload)
     {
-        var kind = name switch
+        _stackIds.Clear();
+        if (kind is BlockKind.Event or BlockKind.Metadata && !observer.Read(kind, payload, _stackIds))
         {
-            "MetadataBlock" => BlockKind.Metadata,
-            "StackBlock" => BlockKind.Stack,
-            "EventBlock" => BlockKind.Event,
-            "SPBlock" => BlockKind.SequencePoint,
-            _ => BlockKind.Other,
-        };
+            CorruptBlocks++;
+            return;
+        }
+
         var maxTimestamp = kind == BlockKind.Event ? MaxTimestampOf(payload) : _newestTimestamp;
         if (kind == BlockKind.SequencePoint)
         {
             _epoch++;
         }
 
-        var block = new RingBlock(kind, typeHeader, payload.ToArray(), Math.Max(maxTimestamp, _newestTimestamp), _epoch)
+        // Not zeroed first: the copy below fills it (blocks are tens of KB, and the ring churns its size every window).
+        var bytes = GC.AllocateUninitializedArray<byte>(payload.Length);
+        payload.CopyTo(bytes);
+        var block = new RingBlock(kind, typeHeader, bytes, Math.Max(maxTimestamp, _newestTimestamp), _epoch)
         {
-            StackIds = kind == BlockKind.Event ? StackIdsOf(payload) : [],
+            StackIds = Distinct(_stackIds),
         };
         lock (_sync)
         {
@@ -363,7 +390,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     private List<RingBlock> HeldStackBlocks()
     {
         var blocks = new List<RingBlock>();
-        if (_heldStacks.Count == 0 || !_typeHeaders.TryGetValue("StackBlock", out var typeHeader))
+        if (_heldStacks.Count == 0 || !_typeHeaders.TryGetValue(BlockKind.Stack, out var typeHeader))
         {
             return blocks;
         }
@@ -406,20 +433,26 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         return blocks;
     }
 
-    /// <summary>The distinct stack ids an EventBlock's events name (0 is "no stack").</summary>
-    private static int[] StackIdsOf(ReadOnlySpan<byte> payload)
+    /// <summary>The distinct ids of <paramref name="ids"/> (most event blocks name none: no allocation then).</summary>
+    private static int[] Distinct(List<int> ids)
     {
-        var reader = new EventBlockReader(payload);
-        var ids = new HashSet<int>();
-        while (reader.MoveNext())
+        if (ids.Count == 0)
         {
-            if (reader.Header.StackId != 0)
+            return [];
+        }
+
+        var span = CollectionsMarshal.AsSpan(ids);
+        span.Sort();
+        var count = 1;
+        for (var i = 1; i < span.Length; i++)
+        {
+            if (span[i] != span[count - 1])
             {
-                ids.Add(reader.Header.StackId);
+                span[count++] = span[i];
             }
         }
 
-        return [.. ids];
+        return span[..count].ToArray();
     }
 
     /// <summary>V5 EventBlock headers carry the block's min and max timestamps after size and flags.</summary>
@@ -434,7 +467,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         var max = _newestTimestamp;
         while (reader.MoveNext())
         {
-            max = Math.Max(max, reader.Header.Timestamp);
+            max = Math.Max(max, reader.Timestamp);
         }
 
         return max;

@@ -18,6 +18,7 @@ internal sealed class RollingPercentiles
     private readonly long[] _slotSecond;
     private readonly long[] _total = new long[BucketCount];
     private long _count;
+    private long _addedSecond = long.MinValue;
 
     public RollingPercentiles(int seconds = 60)
     {
@@ -37,7 +38,13 @@ internal sealed class RollingPercentiles
     public void Add(double eventSecond, double durationMSec)
     {
         var second = (long)Math.Floor(eventSecond);
-        Advance(second);
+        // Requests arrive hundreds of thousands a second: expire slots once per new second, not per request.
+        if (second != _addedSecond)
+        {
+            Advance(second);
+            _addedSecond = second;
+        }
+
         var index = Bucket((long)(durationMSec * 1000));
         _slots[(int)(second % _seconds)][index]++;
         _total[index]++;
@@ -62,6 +69,9 @@ internal sealed class RollingPercentiles
             Clear(slot);
             _slotSecond[slot] = second;
         }
+
+        // The view advances too (once a second): the next Add checks its slot again.
+        _addedSecond = long.MinValue;
     }
 
     /// <summary>The duration (ms) at <paramref name="percentile"/>, the bucket's upper edge; NaN when empty.</summary>

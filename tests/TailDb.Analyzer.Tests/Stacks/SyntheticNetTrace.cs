@@ -98,6 +98,21 @@ internal sealed class SyntheticNetTrace : IDisposable
         return this;
     }
 
+    /// <summary>A block with a body written elsewhere (the watch tests' hand-built or damaged event blocks).</summary>
+    public SyntheticNetTrace RawBlock(string type, byte[] body)
+    {
+        WriteBlock(type, body);
+        return this;
+    }
+
+    /// <summary>The stream so far and its end tag, as a session would send it.</summary>
+    public byte[] ToArray()
+    {
+        _out.Write((byte)1); // NullReference: end of stream
+        _out.Flush();
+        return _stream.ToArray();
+    }
+
     public string Save(string path)
     {
         _out.Write((byte)1); // NullReference: end of stream

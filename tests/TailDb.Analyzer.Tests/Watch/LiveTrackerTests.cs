@@ -1,0 +1,72 @@
+using TailDb.Analyzer.Tests.Stacks;
+using TailDb.Analyzer.Watch;
+
+namespace TailDb.Analyzer.Tests.Watch;
+
+/// <summary>
+/// The ring and the tracker over a hand-built session stream (SyntheticNetTrace's clock: 1 tick = 1 µs):
+/// requests paired, lost events counted where a capture thread's numbers jump, a damaged block
+/// dropped while the blocks after it are read, and the same result however the stream is split.
+/// </summary>
+public sealed class LiveTrackerTests
+{
+    private const int GetStart = 1;
+    private const int GetStop = 2;
+    private const int Sample = 3;
+    private static readonly Guid A = new("00000001-0000-0000-0000-0000000000f0");
+    private static readonly Guid B = new("00000002-0000-0000-0000-0000000000f0");
+    private static readonly Guid C = new("00000003-0000-0000-0000-0000000000f0");
+
+    private static byte[] Session()
+    {
+        using var trace = new SyntheticNetTrace(8, compressedHeaders: true);
+        trace.RawBlock("MetadataBlock", EventBlocks.Metadata(
+            (GetStart, "TailDb", 1, "GetStart"), (GetStop, "TailDb", 2, "GetStop"), (Sample, "Microsoft-DotNETCore-SampleProfiler", 0, "ThreadSample")));
+        // Capture thread 5 numbers its events 1..6; request B takes 2 ms.
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(10_000, [], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: A),
+            new RawEvent(100, [], MetadataId: GetStop),
+            new RawEvent(100, [], MetadataId: GetStart, ActivityId: B),
+            new RawEvent(2_000, [], MetadataId: GetStop),
+            new RawEvent(10, [2, 0, 0, 0], MetadataId: Sample, StackId: 9),
+            new RawEvent(10, [2, 0, 0, 0], StackId: 4)));
+        // Its first event's payload runs past the block.
+        var damaged = EventBlocks.Compressed(new RawEvent(50, [1, 2, 3, 4], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0));
+        trace.RawBlock("EventBlock", damaged[..^2]);
+        // Thread 5 jumps from 6 to 13: 6 events lost.
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(20_000, [], MetadataId: GetStart, Sequence: (12, 5), ThreadId: 5, StackId: 0, ActivityId: C),
+            new RawEvent(500, [], MetadataId: GetStop)));
+        // Past request B's Stop plus the margin.
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(1_000_000, [], MetadataId: Sample, Sequence: (0, 6), ThreadId: 6, StackId: 0)));
+        return trace.ToArray();
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(7)]
+    [InlineData(1 << 20)]
+    public void RequestsLostEventsAndADamagedBlockAreCountedHoweverTheStreamIsSplit(int chunk)
+    {
+        var captures = new List<(Trigger Trigger, RingSnapshot Snapshot)>();
+        var settings = WatchTargets.Settings("unused", new TriggerSettings(ThresholdMs: 1.5, null, null));
+        var tracker = new LiveTracker(settings, new CaptureBudget(), (trigger, snapshot, _) => captures.Add((trigger, snapshot)));
+        var ring = new NetTraceRing(settings.Ring, tracker);
+        var stream = Session();
+
+        for (var i = 0; i < stream.Length; i += chunk)
+        {
+            ring.Write(stream.AsSpan(i, Math.Min(chunk, stream.Length - i)));
+        }
+
+        Assert.True(ring.EndedWithMarker);
+        Assert.Equal((3L, 6L, 1L, 9L), (tracker.Stats.Requests, tracker.Stats.EventsLost, tracker.Stats.CorruptBlocks, tracker.Stats.Events));
+        var (trigger, snapshot) = Assert.Single(captures);
+        Assert.Equal(("Get", 2.0), (trigger.Activity, trigger.DurationMSec));
+        // The damaged block is not in the ring: a capture never holds a block TraceEvent cannot read.
+        Assert.Equal(3, snapshot.Blocks.Count);
+        Assert.Equal([4, 9], snapshot.Blocks[0].StackIds);
+        Assert.Empty(snapshot.Blocks[1].StackIds);
+    }
+}
