@@ -11,4 +11,20 @@ public sealed record CompactionResult(int SegmentsCompacted, long LiveRecords, l
     /// Sealing the active segment first takes the lock like any segment rotation.
     /// </summary>
     public TimeSpan LongestWriterLockHold { get; init; }
+
+    /// <summary>
+    /// The writer-lock hold that sealed the active segment so compaction could take it: a segment
+    /// rotation (the seal written and fsynced, the next segment created, with Durability.Fsync
+    /// fsynced with its directory), bounded by the device's fsync time rather than by the store size.
+    /// </summary>
+    public TimeSpan SealWriterLockHold { get; init; }
+
+    /// <summary>The priority the copy actually ran at, as the platform reported it back (Normal where it could not be lowered).</summary>
+    public CompactionPriority Priority { get; init; }
+
+    /// <summary>Wall time spent reading the inputs and writing, syncing and committing the output.</summary>
+    public TimeSpan Copying { get; init; }
+
+    /// <summary>Of <see cref="Copying"/>, the time spent waiting for I/O budget (<see cref="TailDbOptions.CompactionBytesPerSecond"/>).</summary>
+    public TimeSpan Throttled { get; init; }
 }

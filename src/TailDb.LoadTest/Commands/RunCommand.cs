@@ -50,9 +50,25 @@ public static class RunCommand
     internal static readonly Option<UpkeepPlacement> UpkeepOption = ChoiceOption.Create(
         "--upkeep", "Where the store evicts and repoints: background (the store) or on-request (the first design, to compare)", UpkeepPlacement.Background,
         ("background", UpkeepPlacement.Background), ("on-request", UpkeepPlacement.OnRequest));
+    internal static readonly Option<double> CompactionRateOption = new("--compaction-rate")
+    {
+        Description = "Compaction's I/O budget in MiB/s, reads and writes together (0: unlimited; not with --upkeep on-request, which never paces)",
+        DefaultValueFactory = _ => Defaults.CompactionMiBPerSecond,
+    };
+
+    internal static readonly Option<CompactionPriority> CompactionPriorityOption = ChoiceOption.Create(
+        "--compaction-priority", "CPU priority of compaction's copy: low (nice 19), idle (SCHED_IDLE) or normal", Defaults.CompactionPriority,
+        ("low", CompactionPriority.Low), ("idle", CompactionPriority.Idle), ("normal", CompactionPriority.Normal));
+
     internal static readonly Option<long?> NoGcBudgetOption = new("--nogc-budget") { Description = "Bytes for the nogc mode's GC.TryStartNoGCRegion (default: sized from the warm-up)" };
     internal static readonly Option<string?> OutOption = new("--out") { Description = "Write the results as JSON to this file" };
     internal static readonly Option<string?> TraceOption = new("--trace") { Description = "Record an EventPipe trace from the worker's first instruction (.nettrace; with several modes, one file per mode)" };
+    internal static readonly Option<DirectoryInfo?> ReportOption = new("--report")
+    {
+        Description = $"After the runs, write each traced mode's slowest HTML page and DIR/index.html comparing every mode (records the traces into DIR/{HarnessOptions.ReportTraceName} unless --trace says where)",
+        HelpName = "DIR",
+    };
+
     internal static readonly Option<Toggle> SamplesOption = ChoiceOption.Create("--samples", "CPU sample profiler in the trace", Toggle.On, ("on", Toggle.On), ("off", Toggle.Off));
     internal static readonly Option<Toggle> EventStacksOption = ChoiceOption.Create(
         "--event-stacks", "Stack of every traced event (off: CPU samples keep theirs; a fraction of the tracing cost)", Toggle.Off, ("off", Toggle.Off), ("on", Toggle.On));
@@ -94,7 +110,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, NoGcBudgetOption, OutOption, TraceOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
             TargetOption, ConnectionsOption, PipelineOption, TimeoutOption, RetriesOption,
         })
         {
@@ -134,6 +150,8 @@ public static class RunCommand
             Seed = parseResult.GetValue(SeedOption),
             CompactEverySeconds = parseResult.GetValue(CompactEveryOption),
             Upkeep = parseResult.GetValue(UpkeepOption),
+            CompactionMiBPerSecond = parseResult.GetValue(CompactionRateOption),
+            CompactionPriority = parseResult.GetValue(CompactionPriorityOption),
             NoGcBudgetBytes = parseResult.GetValue(NoGcBudgetOption),
         };
         if (workload.Validate() is { } problem)
@@ -159,6 +177,7 @@ public static class RunCommand
             throw new LoadTestException(ExitCode.InvalidArguments, clientProblem);
         }
 
+        DirectoryInfo? report = parseResult.GetValue(ReportOption);
         return new HarnessOptions
         {
             Targets = parseResult.GetValue(TargetOption) ?? [TargetAddress.InProcess],
@@ -168,7 +187,8 @@ public static class RunCommand
             Gc = parseResult.GetValue(GcOption)!,
             Workload = workload,
             OutPath = parseResult.GetValue(OutOption),
-            TracePath = parseResult.GetValue(TraceOption),
+            TracePath = parseResult.GetValue(TraceOption) ?? (report is null ? null : Path.Combine(report.FullName, HarnessOptions.ReportTraceName)),
+            ReportDirectory = report,
             Samples = parseResult.GetValue(SamplesOption) == Toggle.On,
             EventStacks = parseResult.GetValue(EventStacksOption) == Toggle.On,
         };

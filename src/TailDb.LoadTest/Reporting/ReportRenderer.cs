@@ -157,6 +157,12 @@ public static class ReportRenderer
                 (region.Started ? region.ActiveAtEnd ? "held to the end" : "ENDED EARLY" : "not started: " + region.Error));
         }
 
+        if (r.Compactions is { } c)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"compactions: {c.Count} (warm-up included), {c.InputBytes / 1048576.0:N1} MiB read; copying {c.CopyMilliseconds:N0} ms, of it {c.ThrottledMilliseconds:N0} ms waiting for I/O budget; longest writer-lock hold {c.LongestLockHoldMilliseconds:0.000} ms publishing, {c.LongestSealHoldMilliseconds:0.000} ms sealing; priority {(c.Priorities.Count == 0 ? "-" : string.Join("/", c.Priorities))}"));
+        }
+
         var rows = new List<string[]> { DetailHeader };
         foreach (KindLatency kind in r.Kinds.Append(r.Overall))
         {

@@ -20,6 +20,13 @@ public sealed record GcActivity(int Gen0, int Gen1, int Gen2, double PauseMillis
 /// <summary>What a no-GC-region mode did: the budget, whether the region held, by how much it was short.</summary>
 public sealed record NoGcRegionOutcome(long BudgetBytes, bool BudgetFromWorkload, bool Started, bool ActiveAtEnd, string? Error);
 
+/// <summary>
+/// What `--compact-every`'s compactions did over the whole run (warm-up included): their count,
+/// input bytes, wall time copying and of it waiting for I/O budget, the longest writer-lock hold,
+/// and the CPU priorities the copies actually ran at.
+/// </summary>
+public sealed record CompactionSummary(int Count, long InputBytes, double CopyMilliseconds, double ThrottledMilliseconds, double LongestLockHoldMilliseconds, double LongestSealHoldMilliseconds, IReadOnlyList<string> Priorities);
+
 /// <summary>What a worker measured, sent to the harness as JSON in a file.</summary>
 public sealed record WorkerResult
 {
@@ -39,6 +46,9 @@ public sealed record WorkerResult
     public required IReadOnlyList<KindLatency> Kinds { get; init; }
     public required GcActivity GcDuringMeasurement { get; init; }
     public NoGcRegionOutcome? NoGcRegion { get; init; }
+
+    /// <summary>With `--compact-every`, what the compactions did; null otherwise.</summary>
+    public CompactionSummary? Compactions { get; init; }
 
     /// <summary>"in-process", "taildb-server" or "redis://host:port".</summary>
     public string Target { get; init; } = "in-process";

@@ -34,6 +34,9 @@ public sealed partial class TailDbServerProcess : IDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>Closes the server's standard input, as this process's death would.</summary>
+    internal void CloseInput() => _process.StandardInput.Close();
+
     /// <summary>Where it listens, once <see cref="WaitListeningAsync"/> has returned.</summary>
     public TargetAddress Address { get; private set; } = TargetAddress.TailDbServer;
 
@@ -60,6 +63,8 @@ public sealed partial class TailDbServerProcess : IDisposable
             "--cache-bytes", workload.CacheCapacityBytes.ToString(CultureInfo.InvariantCulture),
             "--max-value-bytes", Math.Max(1 << 20, workload.MaxValueBytes).ToString(CultureInfo.InvariantCulture),
             "--idle-timeout", "0",
+            // Our stdin pipe closes when this process dies, even by SIGKILL: the server goes with it.
+            "--exit-with-stdin",
             "--gc-verify", mode.RuntimeConfigPath,
         })
         {

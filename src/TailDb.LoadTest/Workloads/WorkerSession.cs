@@ -95,6 +95,7 @@ public sealed class WorkerSession
             injector?.Stop();
         }
 
+        compactions?.Dispose(); // the summary covers whole compactions only, and none runs past the measurement
         int d0 = GC.CollectionCount(0) - gen0, d1 = GC.CollectionCount(1) - gen1, d2 = GC.CollectionCount(2) - gen2;
         var activity = new GcActivity(
             d0 - d1,
@@ -131,6 +132,7 @@ public sealed class WorkerSession
                 .ToList(),
             GcDuringMeasurement = activity,
             NoGcRegion = noGc,
+            Compactions = compactions?.Summary(),
         };
     }
 
@@ -193,6 +195,8 @@ public sealed class WorkerSession
         MaxValueBytes = Math.Max(1 << 20, workload.MaxValueBytes),
         Durability = durability,
         Upkeep = workload.Upkeep == UpkeepPlacement.OnRequest ? UpkeepMode.OnRequest : UpkeepMode.Background,
+        CompactionBytesPerSecond = workload.CompactionBytesPerSecond,
+        CompactionPriority = workload.CompactionPriority,
     };
 
     internal static KindLatency Summarize(string label, IReadOnlyList<ThreadRecorder> recorders, OpKind[] kinds)

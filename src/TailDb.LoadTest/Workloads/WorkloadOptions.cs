@@ -64,6 +64,14 @@ public sealed record WorkloadOptions
 
     public UpkeepPlacement Upkeep { get; init; } = UpkeepPlacement.Background;
 
+    /// <summary>Compaction's I/O budget in MiB/s (the store's CompactionBytesPerSecond); 0 unlimited.</summary>
+    public double CompactionMiBPerSecond { get; init; } = new TailDbOptions { Directory = "." }.CompactionBytesPerSecond / (double)(1 << 20);
+
+    /// <summary>The CPU priority of compaction's copy (the store's CompactionPriority).</summary>
+    public CompactionPriority CompactionPriority { get; init; } = new TailDbOptions { Directory = "." }.CompactionPriority;
+
+    public long CompactionBytesPerSecond => (long)(CompactionMiBPerSecond * (1 << 20));
+
     /// <summary>Bytes for GC.TryStartNoGCRegion; null sizes it from the warm-up's allocation.</summary>
     public long? NoGcBudgetBytes { get; init; }
 
@@ -154,6 +162,11 @@ public sealed record WorkloadOptions
             return $"--compact-every must be zero (never) or a positive number of seconds (got {CompactEverySeconds})";
         }
 
+        if (!(CompactionMiBPerSecond >= 0) || double.IsInfinity(CompactionMiBPerSecond))
+        {
+            return $"--compaction-rate must be zero (unlimited) or a positive number of MiB/s (got {CompactionMiBPerSecond})";
+        }
+
         if (NoGcBudgetBytes is <= 0)
         {
             return $"--nogc-budget must be a positive number of bytes (got {NoGcBudgetBytes})";
@@ -171,5 +184,9 @@ public sealed record WorkloadOptions
         $", cache holds {CacheFraction:P0} of keys, api {(Api == ReadApi.ZeroCopy ? "zero-copy" : "copy")}, app-alloc {AppAllocBytes} B/req, " +
         $"durability {Durability.ToString().ToLowerInvariant()}, seed {Seed}" +
         (CompactEverySeconds > 0 ? $", compaction every {CompactEverySeconds:0.##} s" : "") +
+        // The first design never paced: the pacing settings mean something with upkeep off requests only.
+        (CompactEverySeconds > 0 && Upkeep == UpkeepPlacement.Background
+            ? $" ({(CompactionMiBPerSecond > 0 ? $"{CompactionMiBPerSecond:0.##} MiB/s" : "unpaced")}, priority {CompactionPriority.ToString().ToLowerInvariant()})"
+            : "") +
         (Upkeep == UpkeepPlacement.OnRequest ? ", upkeep on requests" : "");
 }

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.CompilerServices;
 using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Measurement;
@@ -10,22 +9,19 @@ namespace TailDb.LoadTest.Workloads;
 public sealed record PhaseOutcome(TimeSpan Elapsed, long Operations, long Backlog, bool Interrupted);
 
 /// <summary>
-/// Drives the store from <see cref="WorkloadOptions.Threads"/> dedicated threads, released together.
-/// Open loop (a rate): thread t owns every Threads-th slot of a fixed schedule and measures each
-/// request from its intended start, so a stall is charged to every request it delayed
-/// (coordinated-omission correction as wrk2 does); the uncorrected latency from the actual start is
-/// recorded beside it. Closed loop (no rate): back-to-back requests, both latencies equal.
+/// Drives the store on <see cref="LoadThreads"/>' schedule: each request is measured from its
+/// intended start, so a stall is charged to every request it delayed (coordinated-omission
+/// correction as wrk2 does); the uncorrected latency from the actual start is recorded beside it.
+/// Closed loop (no rate): back-to-back requests, both latencies equal.
 /// </summary>
-public sealed class WorkloadRunner
+public sealed class WorkloadRunner : IRequestSender
 {
     private static readonly double NanosecondsPerTick = 1e9 / Stopwatch.Frequency;
-
-    private const int Padding = 16;
 
     private readonly WorkloadOptions _options;
     private readonly WorkloadPlan _plan;
     private readonly RequestExecutor[] _executors;
-    private readonly long[] _nextOperation;
+    private readonly LoadThreads _threads;
 
     private RequestLog? _log;
 
@@ -35,8 +31,7 @@ public sealed class WorkloadRunner
         _options = options;
         _plan = plan;
         _executors = new RequestExecutor[options.Threads];
-        // One cache line per thread: the threads bump these on every request.
-        _nextOperation = new long[options.Threads * Padding];
+        _threads = new LoadThreads(plan, options);
         _recorders = new ThreadRecorder[options.Threads];
         for (int t = 0; t < options.Threads; t++)
         {
@@ -63,120 +58,20 @@ public sealed class WorkloadRunner
             recorder.Clear();
         }
 
-        int threads = _options.Threads;
-        double intervalTicks = _options.Rate is { } rate ? Stopwatch.Frequency * threads / rate : 0;
-        long durationTicks = (long)(duration.TotalSeconds * Stopwatch.Frequency);
-        var backlog = new long[threads];
-        using var ready = new CountdownEvent(threads);
-        using var go = new ManualResetEventSlim();
-        long start = 0;
-
-        var workers = new Thread[threads];
-        for (int t = 0; t < threads; t++)
-        {
-            int index = t;
-            workers[t] = new Thread(() =>
-            {
-                ready.Signal();
-                go.Wait();
-                backlog[index] = intervalTicks > 0
-                    ? RunOpenLoop(index, Volatile.Read(ref start), durationTicks, intervalTicks, cancellationToken)
-                    : RunClosedLoop(index, Volatile.Read(ref start), durationTicks, cancellationToken);
-            })
-            {
-                IsBackground = true,
-                Name = $"load-{t}",
-                Priority = ThreadPriority.AboveNormal,
-            };
-            workers[t].Start();
-        }
-
-        // Not Wait(cancellationToken): a stop that lands before the phase starts (Ctrl-C while the
-        // worker is still filling the store, common under load) must end the phase with nothing
-        // measured, not throw out of the worker; the threads see the token and return at once.
-        ready.Wait();
-        Volatile.Write(ref start, Stopwatch.GetTimestamp());
-        go.Set();
-        foreach (var worker in workers)
-        {
-            while (!worker.Join(TimeSpan.FromSeconds(1)))
-            {
-                tick?.Invoke(Stopwatch.GetElapsedTime(start));
-            }
-        }
-
-        return new PhaseOutcome(
-            Stopwatch.GetElapsedTime(start),
-            Operations,
-            backlog.Sum(),
-            cancellationToken.IsCancellationRequested);
+        var (elapsed, backlog) = _threads.Run(this, duration, tick, cancellationToken);
+        return new PhaseOutcome(elapsed, Operations, backlog, cancellationToken.IsCancellationRequested);
     }
 
-    // Fully optimized from the first call: a loop that runs for the whole phase would otherwise be
-    // rejitted on stack (OSR) on the load thread itself, mid-measurement (seen in an injected
-    // workstation trace: 124 ms of JIT on a load thread, under a load average of 50).
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private long RunOpenLoop(int thread, long start, long durationTicks, double intervalTicks, CancellationToken cancellationToken)
+    /// <summary>One request on load thread <paramref name="thread"/>, measured from its intended start and from its actual one.</summary>
+    bool IRequestSender.Send(int thread, in Operation operation, long intended, long now)
     {
-        var executor = _executors[thread];
-        var recorder = Recorders[thread];
-        var operations = _plan.Operations[thread];
-        int mask = operations.Length - 1;
-        long end = start + durationTicks;
-        // Threads interleave their slots so the combined arrivals are evenly spaced at the rate.
-        double offset = intervalTicks * thread / _options.Threads;
-        long slot = 0;
-        while (!cancellationToken.IsCancellationRequested)
-        {
-            long intended = start + (long)(offset + (slot * intervalTicks));
-            if (intended >= end)
-            {
-                return 0;
-            }
-
-            long now = PreciseWait.Until(intended);
-            if (now >= end)
-            {
-                // Requests due before the end that a stall kept us from sending: reported, not hidden.
-                return (long)((end - intended) / intervalTicks) + 1;
-            }
-
-            ref readonly Operation operation = ref operations[_nextOperation[thread * Padding]++ & mask];
-            bool traced = Start(operation, intended);
-            OpKind kind = executor.Execute(operation);
-            long done = Stopwatch.GetTimestamp();
-            Stop(traced, kind);
-            recorder.Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
-            _log?.Add(thread, intended, now, done);
-            slot++;
-        }
-
-        return 0;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private long RunClosedLoop(int thread, long start, long durationTicks, CancellationToken cancellationToken)
-    {
-        var executor = _executors[thread];
-        var recorder = Recorders[thread];
-        var operations = _plan.Operations[thread];
-        int mask = operations.Length - 1;
-        long end = start + durationTicks;
-        long now = Stopwatch.GetTimestamp();
-        while (now < end && !cancellationToken.IsCancellationRequested)
-        {
-            ref readonly Operation operation = ref operations[_nextOperation[thread * Padding]++ & mask];
-            bool traced = Start(operation, now);
-            OpKind kind = executor.Execute(operation);
-            long done = Stopwatch.GetTimestamp();
-            Stop(traced, kind);
-            long latency = (long)((done - now) * NanosecondsPerTick);
-            recorder.Record(kind, latency, latency);
-            _log?.Add(thread, now, now, done);
-            now = done;
-        }
-
-        return 0;
+        bool traced = Start(operation, intended);
+        OpKind kind = _executors[thread].Execute(operation);
+        long done = Stopwatch.GetTimestamp();
+        Stop(traced, kind);
+        _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
+        _log?.Add(thread, intended, now, done);
+        return true;
     }
 
     /// <summary>

@@ -24,6 +24,7 @@ public static class ServeCommand
     internal static readonly Option<int> MaxMultibulkOption = new("--max-multibulk") { Description = "Most arguments in one command", DefaultValueFactory = _ => Defaults.MaxMultibulkCount };
     internal static readonly Option<string?> GcOption = new("--gc") { Description = "GC mode: workstation, workstation-nonconcurrent, server, server-nodatas, nogc, or a path to a runtimeconfig .json (the load test's runtimeconfigs/); default: this program's own" };
     internal static readonly Option<string?> GcVerifyOption = new(GcRelaunch.VerifyFlag) { Description = "(internal) the runtimeconfig this process was started with by --gc", Hidden = true };
+    internal static readonly Option<bool> ExitWithStdinOption = new("--exit-with-stdin") { Description = "Stop, as SIGTERM does, when standard input closes: a parent that started the server takes it down when it dies, even by SIGKILL" };
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -32,7 +33,7 @@ public static class ServeCommand
         foreach (Option option in new Option[]
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
-            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, GcOption, GcVerifyOption,
+            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, GcOption, GcVerifyOption, ExitWithStdinOption,
         })
         {
             root.Options.Add(option);
@@ -80,6 +81,7 @@ public static class ServeCommand
             MaxValueBytes = parseResult.GetValue(MaxValueOption),
             MaxMultibulkCount = parseResult.GetValue(MaxMultibulkOption),
             CacheCapacityBytes = parseResult.GetValue(CacheOption),
+            ExitWithStdin = parseResult.GetValue(ExitWithStdinOption),
         };
     }
 
@@ -89,6 +91,11 @@ public static class ServeCommand
         using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);
         using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
         using CancellationTokenRegistration cancel = cancellationToken.Register(server.RequestShutdown);
+        if (options.ExitWithStdin)
+        {
+            StopWhenStdinCloses(server);
+        }
+
         // Tests and scripts wait for this line.
         Console.WriteLine($"TailDb server listening on {options.Bind}:{server.Port} (dir {Path.GetFullPath(options.Directory)}, durability {options.Durability.ToString().ToLowerInvariant()}, pid {Environment.ProcessId})");
         await server.Stopped.ConfigureAwait(false);
@@ -100,5 +107,26 @@ public static class ServeCommand
             context.Cancel = true;
             server.RequestShutdown();
         }
+    }
+
+    // The kernel closes a dead parent's end of the pipe, whatever killed it: end of input is the
+    // one signal a SIGKILLed parent still sends.
+    private static void StopWhenStdinCloses(RespServer server)
+    {
+        var watcher = new Thread(() =>
+        {
+            using Stream input = Console.OpenStandardInput();
+            var buffer = new byte[256];
+            while (input.Read(buffer) > 0)
+            {
+            }
+
+            server.RequestShutdown();
+        })
+        {
+            IsBackground = true,
+            Name = "stdin-watch",
+        };
+        watcher.Start();
     }
 }

@@ -39,6 +39,9 @@ public sealed record ServerOptions
 
     public int ExpectedKeyCount { get; init; } = 1 << 17;
 
+    /// <summary>Stop when standard input closes (a parent that started the server died).</summary>
+    public bool ExitWithStdin { get; init; }
+
     /// <summary>How long SHUTDOWN or SIGTERM waits for in-flight commands before closing connections anyway.</summary>
     public TimeSpan DrainTimeout { get; init; } = TimeSpan.FromSeconds(5);
 

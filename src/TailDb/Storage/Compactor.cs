@@ -19,7 +19,17 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     /// </summary>
     public const int RepointBatch = 1024;
 
+    /// <summary>Step in which a superseded input is cut down before it is unlinked.</summary>
+    internal const int DeleteChunkBytes = 1 << 20;
+
+    /// <summary>Pause between those steps, so successive steps land in different journal commits.</summary>
+    private static readonly TimeSpan DeleteChunkPause = TimeSpan.FromMilliseconds(1);
+
     private readonly List<(byte[] Key, RecordLocation From, long Offset)> _moves = [];
+
+    // The first design (upkeep on requests) copied at full speed on the caller, unpaced.
+    private readonly IoRateLimiter? _limiter = options.Upkeep == UpkeepMode.OnRequest ? null : new IoRateLimiter(options.CompactionBytesPerSecond);
+    private readonly CompactionPriority _priority = options.Upkeep == UpkeepMode.OnRequest ? CompactionPriority.Normal : options.CompactionPriority;
     private readonly byte[] _buffer = new byte[OutputBufferBytes];
     private int _buffered;
     private long _bufferStart;
@@ -27,18 +37,21 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     public CompactionResult Run()
     {
         List<Segment> inputs;
+        long sealHold;
         lock (writer.WriteLock)
         {
+            long sealing = Stopwatch.GetTimestamp();
             fault.ThrowIfFaulted();
             writer.SealActiveLocked();
             Segment active = writer.Active;
             inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
+            sealHold = Stopwatch.GetTimestamp() - sealing;
         }
 
         // Nothing to reclaim: no sealed segment, or only an earlier compaction's output untouched since.
         if (inputs.Count == 0 || (inputs.Count == 1 && inputs[0].Generation > 0 && inputs[0].DeadBytes == 0))
         {
-            return new CompactionResult(0, 0, 0, 0);
+            return new CompactionResult(0, 0, 0, 0) { SealWriterLockHold = Stopwatch.GetElapsedTime(0, sealHold) };
         }
 
         var log = TailDbEventSource.Log;
@@ -56,32 +69,22 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
 
         // Taken before the commit point: running out of numbers must fail before anything changes.
         int number = writer.NextNumber();
-        long after;
-        try
-        {
-            after = WriteOutput(inputs, segmentPath + Segment.TempSuffix, hintPath + Segment.TempSuffix);
-            device.Move(hintPath + Segment.TempSuffix, hintPath);
-            device.Move(segmentPath + Segment.TempSuffix, segmentPath); // the commit point
-            device.FlushDirectory(directory);
-        }
-        catch
-        {
-            DeleteQuietly(segmentPath + Segment.TempSuffix);
-            DeleteQuietly(hintPath + Segment.TempSuffix);
-            throw;
-        }
+        long copyStarted = Stopwatch.GetTimestamp();
+        long after = UpkeepThread.Run(_priority, "TailDb compaction copy", () => Copy(inputs, segmentPath, hintPath), out CompactionPriority applied);
+        TimeSpan copying = Stopwatch.GetElapsedTime(copyStarted);
 
         var output = new Segment(number, id, generation, device.Open(segmentPath, FileMode.Open, writable: false), after);
         // Add, repoint in batches, wait for readers, then remove: a reader finds a published segment
         // for every location it looks up, and no reader still reads a file when it is closed.
         long longestHold = 0;
-        long started = Stopwatch.GetTimestamp();
+        long started;
         lock (writer.WriteLock)
         {
+            started = Stopwatch.GetTimestamp();
             writer.PublishLocked([output], []);
+            longestHold = Math.Max(longestHold, Stopwatch.GetTimestamp() - started);
         }
 
-        longestHold = Math.Max(longestHold, Stopwatch.GetTimestamp() - started);
         long live = 0;
         int batch = options.Upkeep == UpkeepMode.OnRequest ? int.MaxValue : RepointBatch;
         for (int first = 0; first < _moves.Count; first += batch)
@@ -93,6 +96,9 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
                 live += Repoint(output, first, end);
                 longestHold = Math.Max(longestHold, Stopwatch.GetTimestamp() - started);
             }
+
+            // Lets a writer woken by the release take the lock before the next batch barges in.
+            Thread.Yield();
         }
 
         epoch.WaitForReaders();
@@ -103,25 +109,79 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
             longestHold = Math.Max(longestHold, Stopwatch.GetTimestamp() - started);
         }
 
-        // Oldest first, so a crash midway never leaves a value whose tombstone is already gone.
         // No reader holds these files any more (see above), so they close now.
         foreach (Segment input in inputs)
         {
-            device.Delete(input.File.Path);
-            DeleteQuietly(Path.Combine(directory, Segment.HintFileName(input.Id, input.Generation)));
             input.Dispose();
         }
 
-        device.FlushDirectory(directory);
+        UpkeepThread.Run(_priority, "TailDb compaction delete", () => DeleteInputs(inputs), out _);
         if (compaction != Guid.Empty && log.StorageEnabled())
         {
             log.EndCompaction(compaction, live, before - after);
         }
 
-        return new CompactionResult(inputs.Count, live, before, after) { LongestWriterLockHold = Stopwatch.GetElapsedTime(0, longestHold) };
+        return new CompactionResult(inputs.Count, live, before, after)
+        {
+            LongestWriterLockHold = Stopwatch.GetElapsedTime(0, longestHold),
+            SealWriterLockHold = Stopwatch.GetElapsedTime(0, sealHold),
+            Priority = applied,
+            Copying = copying,
+            Throttled = _limiter?.Slept ?? TimeSpan.Zero,
+        };
     }
 
     /// <summary>Repoints moves [first, end) to the output; caller holds the writer lock. Returns how many still pointed where we copied from.</summary>
+    /// <summary>Writes the output and its hint file and commits them by renaming; runs at compaction's priority and holds no lock.</summary>
+    private long Copy(List<Segment> inputs, string segmentPath, string hintPath)
+    {
+        try
+        {
+            long after = WriteOutput(inputs, segmentPath + Segment.TempSuffix, hintPath + Segment.TempSuffix);
+            device.Move(hintPath + Segment.TempSuffix, hintPath);
+            device.Move(segmentPath + Segment.TempSuffix, segmentPath); // the commit point
+            device.FlushDirectory(directory);
+            return after;
+        }
+        catch
+        {
+            DeleteQuietly(segmentPath + Segment.TempSuffix);
+            DeleteQuietly(hintPath + Segment.TempSuffix);
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Deletes the superseded inputs, oldest first. Paced, each file is first cut down in steps of
+    /// <see cref="DeleteChunkBytes"/>: freeing (and, on a filesystem mounted with discard,
+    /// trimming) tens of megabytes in one unlink lands in one journal commit that a request's
+    /// fsync then waits for (RocksDB's DeleteScheduler truncates in chunks for the same reason).
+    /// A crash midway leaves a shortened file that the committed output already supersedes, and
+    /// the next open deletes it.
+    /// </summary>
+    /// <returns>How many files were deleted.</returns>
+    private int DeleteInputs(List<Segment> inputs)
+    {
+        foreach (Segment input in inputs)
+        {
+            if (_limiter is not null && input.Length > DeleteChunkBytes)
+            {
+                using IStorageFile file = device.Open(input.File.Path, FileMode.Open, writable: true);
+                for (long length = input.Length - DeleteChunkBytes; length > 0; length -= DeleteChunkBytes)
+                {
+                    file.SetLength(length);
+                    Thread.Sleep(DeleteChunkPause);
+                }
+            }
+
+            device.Delete(input.File.Path);
+            DeleteQuietly(Path.Combine(directory, Segment.HintFileName(input.Id, input.Generation)));
+        }
+
+        device.FlushDirectory(directory);
+        return inputs.Count;
+    }
+
     private long Repoint(Segment output, int first, int end)
     {
         long live = 0;
@@ -144,13 +204,13 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
 
     private long WriteOutput(List<Segment> inputs, string tempSegment, string tempHint)
     {
-        using IStorageFile output = device.Open(tempSegment, FileMode.CreateNew, writable: true);
-        using var hint = new HintFile.Writer(device.Open(tempHint, FileMode.CreateNew, writable: true));
+        using IStorageFile output = Paced(device.Open(tempSegment, FileMode.CreateNew, writable: true), options.CompactionSyncBytes);
+        using var hint = new HintFile.Writer(Paced(device.Open(tempHint, FileMode.CreateNew, writable: true), options.CompactionSyncBytes));
         SegmentWriter.WriteFileHeader(output);
         _bufferStart = RecordFormat.FileHeaderSize;
         foreach (Segment input in inputs)
         {
-            var scanner = new SegmentScanner(input.File, input.Length, options.MaxValueBytes);
+            var scanner = new SegmentScanner(Paced(input.File, syncBytes: 0), input.Length, options.MaxValueBytes);
             long offset = RecordFormat.FileHeaderSize;
             while (true)
             {
@@ -218,6 +278,9 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         _bufferStart += _buffered;
         _buffered = 0;
     }
+
+    /// <summary>The file read or written through the rate limiter, or as it is when upkeep runs on requests (the first design had no pacing).</summary>
+    private IStorageFile Paced(IStorageFile file, long syncBytes) => _limiter is null ? file : new PacedFile(file, _limiter, syncBytes);
 
     private void DeleteQuietly(string path)
     {

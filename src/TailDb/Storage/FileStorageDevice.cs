@@ -65,6 +65,13 @@ internal sealed partial class FileStorageDevice : IStorageDevice
     [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
     private static partial int Close(int fd);
 
+    [LibraryImport("libc", EntryPoint = "sync_file_range", SetLastError = true)]
+    private static partial int SyncFileRange(int fd, long offset, long length, uint flags);
+
+    // <linux/fs.h>: SYNC_FILE_RANGE_WAIT_BEFORE = 1, WRITE = 2, WAIT_AFTER = 4.
+    private const uint SyncRangeWrite = 2;
+    private const uint SyncRangeWriteAndWait = 1 | 2 | 4;
+
     private sealed class StorageFile(string path, SafeFileHandle handle) : IStorageFile
     {
         public string Path { get; } = path;
@@ -106,6 +113,32 @@ internal sealed partial class FileStorageDevice : IStorageDevice
         }
 
         public void Write(ReadOnlySpan<byte> data, long offset) => RandomAccess.Write(handle, data, offset);
+
+        public void Writeback(long offset, long length, bool wait)
+        {
+            // A zero length would mean "to the end of the file" to sync_file_range.
+            if (length <= 0 || !OperatingSystem.IsLinux())
+            {
+                return;
+            }
+
+            bool added = false;
+            try
+            {
+                handle.DangerousAddRef(ref added);
+                if (SyncFileRange((int)handle.DangerousGetHandle(), offset, length, wait ? SyncRangeWriteAndWait : SyncRangeWrite) != 0)
+                {
+                    throw new IOException($"sync_file_range of '{Path}' at {offset} (+{length}) failed (errno {Marshal.GetLastPInvokeError()}).");
+                }
+            }
+            finally
+            {
+                if (added)
+                {
+                    handle.DangerousRelease();
+                }
+            }
+        }
 
         public void Flush() => RandomAccess.FlushToDisk(handle);
 

@@ -26,6 +26,9 @@ internal static class HintFile
     /// </summary>
     internal const int ChunkBytes = 1 << 20;
 
+    /// <summary>An entry with a 16-byte key: the guess that sizes a bulk load's first buffer from the file's length.</summary>
+    internal const int TypicalEntryBytes = EntryHeaderSize + 16;
+
     public sealed class Writer : IDisposable
     {
         private readonly IStorageFile _file;
@@ -81,31 +84,17 @@ internal static class HintFile
     /// Loads every entry into <paramref name="apply"/> only if the whole file is intact; otherwise
     /// returns false having applied nothing. Two sequential passes in <see cref="ChunkBytes"/>
     /// reads through one pooled buffer: the first checks every CRC and bound, the second applies.
-    /// Checking first is what lets a damaged hint fall back to a scan with the key directory
-    /// untouched; reading twice (from the page cache the first pass just filled) costs far less
-    /// than holding the whole file, or a copy of every entry, in memory until it is verified.
+    /// For a caller that cannot take entries back (a key directory already holding keys); one
+    /// that can (<see cref="KeyDir.BulkLoad"/>, which publishes nothing until it completes) uses
+    /// <see cref="TryLoadOnce"/> and reads the file once.
     /// </summary>
     public static bool TryLoad(IStorageFile hint, long segmentLength, HintEntryHandler apply, Action<int>? reserve = null)
     {
-        long length = hint.Length;
-        if (length < HeaderSize)
-        {
-            return false;
-        }
-
         byte[] buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
         try
         {
-            Span<byte> header = buffer.AsSpan(0, HeaderSize);
-            if (hint.Read(header, 0) != HeaderSize
-                || BinaryPrimitives.ReadUInt64LittleEndian(header) != Magic
-                || BinaryPrimitives.ReadInt64LittleEndian(header[8..]) != segmentLength
-                || BinaryPrimitives.ReadUInt32LittleEndian(header[16..]) != Crc32C.Compute(header[..16]))
-            {
-                return false;
-            }
-
-            if (!Walk(hint, length, segmentLength, buffer, apply: null, out int entries))
+            if (!HeaderMatches(hint, segmentLength, buffer)
+                || !Walk(hint, segmentLength, buffer, apply: null, verify: true, out int entries))
             {
                 return false;
             }
@@ -115,7 +104,7 @@ internal static class HintFile
 
             // The file is opened read-only under the store's lock file, so it cannot change
             // between the passes; a second failure would still apply nothing past the damage.
-            return Walk(hint, length, segmentLength, buffer, apply, out _);
+            return Walk(hint, segmentLength, buffer, apply, verify: false, out _);
         }
         finally
         {
@@ -123,9 +112,38 @@ internal static class HintFile
         }
     }
 
-    /// <summary>One pass over the entries: verifies each (apply null) or hands each to <paramref name="apply"/>.</summary>
-    private static bool Walk(IStorageFile hint, long length, long segmentLength, byte[] buffer, HintEntryHandler? apply, out int entries)
+    /// <summary>
+    /// Reads the file once, handing each entry to <paramref name="apply"/> as soon as its CRC and
+    /// bounds check out (while it is still in the cache). On damage it returns false with the
+    /// entries before the damage already applied: the caller must be able to discard them.
+    /// </summary>
+    public static bool TryLoadOnce(IStorageFile hint, long segmentLength, HintEntryHandler apply)
     {
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
+        try
+        {
+            return HeaderMatches(hint, segmentLength, buffer) && Walk(hint, segmentLength, buffer, apply, verify: true, out _);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    private static bool HeaderMatches(IStorageFile hint, long segmentLength, byte[] buffer)
+    {
+        Span<byte> header = buffer.AsSpan(0, HeaderSize);
+        return hint.Length >= HeaderSize
+            && hint.Read(header, 0) == HeaderSize
+            && BinaryPrimitives.ReadUInt64LittleEndian(header) == Magic
+            && BinaryPrimitives.ReadInt64LittleEndian(header[8..]) == segmentLength
+            && BinaryPrimitives.ReadUInt32LittleEndian(header[16..]) == Crc32C.Compute(header[..16]);
+    }
+
+    /// <summary>One pass over the entries: checks bounds always, each CRC if <paramref name="verify"/>, and hands each entry to <paramref name="apply"/> if given.</summary>
+    private static bool Walk(IStorageFile hint, long segmentLength, byte[] buffer, HintEntryHandler? apply, bool verify, out int entries)
+    {
+        long length = hint.Length;
         entries = 0;
         long position = HeaderSize;
         while (position < length)
@@ -161,17 +179,12 @@ internal static class HintFile
                     return false;
                 }
 
-                if (apply is null)
+                if (verify && BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
                 {
-                    if (BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
-                    {
-                        return false;
-                    }
+                    return false;
                 }
-                else
-                {
-                    apply(entry[EntryHeaderSize..], offset, (int)valueLength);
-                }
+
+                apply?.Invoke(entry[EntryHeaderSize..], offset, (int)valueLength);
 
                 p += size;
                 entries++;

@@ -30,6 +30,14 @@ internal interface IStorageFile : IDisposable
 
     void Write(ReadOnlySpan<byte> data, long offset);
 
+    /// <summary>
+    /// Starts writing [offset, offset + length) of the page cache to the device and, with
+    /// <paramref name="wait"/>, waits until it is written (Linux sync_file_range; elsewhere
+    /// nothing). Promises no durability (metadata is not flushed): it only spreads a large file's
+    /// writeback so that its fsync is short. A zero length does nothing.
+    /// </summary>
+    void Writeback(long offset, long length, bool wait);
+
     /// <summary>fsync: data and metadata reach stable storage.</summary>
     void Flush();
 

@@ -34,6 +34,23 @@ internal sealed class KeyArena
     /// <summary>Bytes held by the chunks (what the arena costs in memory, used or not).</summary>
     public long ReservedBytes => (long)_chunkCount * ChunkBytes;
 
+    /// <summary>Where the next entry goes (a mark for <see cref="Rewind"/>).</summary>
+    public long End => _end;
+
+    /// <summary>
+    /// Forgets every entry appended since <paramref name="end"/> (an abandoned bulk load); only
+    /// valid while no slot references them. The chunks stay, to be written again.
+    /// </summary>
+    public void Rewind(long end)
+    {
+        if (end > _end || end < FirstReference * 8)
+        {
+            throw new ArgumentOutOfRangeException(nameof(end), end, "Not a mark of this arena.");
+        }
+
+        _end = end;
+    }
+
     public static int EntrySize(int keyLength) => (HeaderBytes + keyLength + 7) & ~7;
 
     /// <summary>Appends an entry; returns its reference. Writer only.</summary>

@@ -159,21 +159,22 @@ internal sealed class KeyDir
     public bool IsEmpty => _live == 0 && _tombstones == 0;
 
     /// <summary>
-    /// Starts a bulk load of <paramref name="count"/> keys that are distinct from each other, into
-    /// an empty directory nobody reads yet (recovery loading a hint file first). Keys go to the
-    /// arena in order and their slot words to a list; <see cref="BulkLoad.Complete"/> radix-sorts
-    /// the list by home slot and fills the table front to back, so a million inserts cost a few
-    /// sequential passes instead of a million random cache misses in the table.
+    /// Starts a bulk load of keys that are distinct from each other, into an empty directory
+    /// nobody reads yet (recovery loading a hint file first); <paramref name="expectedCount"/> only
+    /// sizes the first buffer. Keys go to the arena in order and their slot words to a list;
+    /// <see cref="BulkLoad.Complete"/> sizes the table for the real count, radix-sorts the list by
+    /// home slot and fills the table front to back, so a million inserts cost a few sequential
+    /// passes instead of a million random cache misses in the table. Nothing is visible before
+    /// Complete, which is what lets a hint file be verified and loaded in one pass.
     /// </summary>
-    public BulkLoad BeginBulkLoad(int count)
+    public BulkLoad BeginBulkLoad(int expectedCount)
     {
         if (!IsEmpty)
         {
             throw new InvalidOperationException("A bulk load needs an empty key directory.");
         }
 
-        Reserve(count);
-        return new BulkLoad(this, count);
+        return new BulkLoad(this, expectedCount);
     }
 
     public bool Remove(ReadOnlySpan<byte> key, out RecordLocation previous)
@@ -414,10 +415,11 @@ internal sealed class KeyDir
         $"A TailDb key directory location holds segment numbers up to {MaxSegmentNumber} and offsets up to {MaxOffset}; " +
         $"segment {location.SegmentNumber}, offset {location.Offset} is beyond that (reopen the store to renumber its segments).");
 
-    /// <summary>A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the directory empty.</summary>
-    internal sealed class BulkLoad(KeyDir dir, int count)
+    /// <summary>A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the directory as it found it.</summary>
+    internal sealed class BulkLoad(KeyDir dir, int expectedCount)
     {
-        private readonly long[] _metas = new long[count];
+        private readonly long _arenaStart = dir._table.Arena.End;
+        private long[] _metas = new long[Math.Max(16, expectedCount)];
         private long _bytes;
         private int _count;
 
@@ -425,7 +427,7 @@ internal sealed class KeyDir
         {
             if (_count == _metas.Length)
             {
-                throw new InvalidOperationException($"The bulk load was started for {_metas.Length} keys.");
+                Array.Resize(ref _metas, _metas.Length * 2);
             }
 
             uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
@@ -436,6 +438,7 @@ internal sealed class KeyDir
         /// <summary>Publishes every key added. Sorting by home slot makes each placement probe from where the previous one ended.</summary>
         public void Complete()
         {
+            dir.Reserve(_count); // keeps the arena: only the slot array can be replaced
             long[] slots = dir._table.Slots;
             int bits = System.Numerics.BitOperations.Log2((uint)slots.Length);
             Span<long> sorted = RadixSortByTopBits(_metas.AsSpan(0, _count), bits);
@@ -454,8 +457,8 @@ internal sealed class KeyDir
             Volatile.Write(ref dir._live, dir._live + _count);
         }
 
-        /// <summary>Gives up (the hint file failed its checks): the appended entries become dead arena bytes.</summary>
-        public void Abandon() => dir._deadBytes += _bytes;
+        /// <summary>Gives up (the hint file failed its checks): the arena forgets the entries appended, no slot ever saw them.</summary>
+        public void Abandon() => dir._table.Arena.Rewind(_arenaStart);
 
         /// <summary>LSD radix sort, 11 bits a pass, on the top <paramref name="bits"/> bits of each word (the home slot); returns the sorted span.</summary>
         private static Span<long> RadixSortByTopBits(Span<long> items, int bits)

@@ -177,49 +177,51 @@ internal sealed class Recovery
     private bool TryLoadHint(Segment segment, string hintPath)
     {
         using IStorageFile hint = _device.Open(hintPath, FileMode.Open, writable: false);
+        return _keyDir.IsEmpty ? TryBulkLoadHint(segment, hint) : TryMergeHint(segment, hint);
+    }
+
+    /// <summary>
+    /// The usual reopen (the compacted segment is the oldest, the directory still empty): a hint
+    /// holds each key once (compaction wrote it from the key directory), so it needs no lookups.
+    /// One pass verifies and bulk-adds each entry; the bulk load publishes nothing until it
+    /// completes, so a damaged file is dropped whole and the segment scanned instead.
+    /// </summary>
+    private bool TryBulkLoadHint(Segment segment, IStorageFile hint)
+    {
+        int number = segment.Number;
+        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad((int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes));
+        long records = 0;
+        bool ok = HintFile.TryLoadOnce(hint, segment.Length, (key, offset, valueLength) =>
+        {
+            bulk.Add(key, new RecordLocation(number, offset, key.Length, valueLength));
+            records++;
+        });
+        if (!ok)
+        {
+            bulk.Abandon();
+            return false;
+        }
+
+        bulk.Complete();
+        _records += records;
+        return true;
+    }
+
+    /// <summary>A hint for a directory that already holds keys: verified whole first, then merged key by key.</summary>
+    private bool TryMergeHint(Segment segment, IStorageFile hint)
+    {
         long records = 0;
         int number = segment.Number;
-        KeyDir.BulkLoad? bulk = null;
         bool ok = HintFile.TryLoad(hint, segment.Length, (key, offset, valueLength) =>
         {
-            var location = new RecordLocation(number, offset, key.Length, valueLength);
-            if (bulk is not null)
+            _keyDir.Load(key, new RecordLocation(number, offset, key.Length, valueLength), out RecordLocation previous);
+            if (previous.SegmentNumber != 0)
             {
-                bulk.Add(key, location);
-            }
-            else
-            {
-                _keyDir.Load(key, location, out RecordLocation previous);
-                if (previous.SegmentNumber != 0)
-                {
-                    _scanned.Supersede(previous);
-                }
+                _scanned.Supersede(previous);
             }
 
             records++;
-        }, entries =>
-        {
-            // A hint holds each key once (compaction wrote it from the key directory), so into an
-            // empty directory (the compacted segment is the oldest: the usual reopen) it needs no
-            // lookups: bulk-insert it. Otherwise size the table once and insert key by key.
-            if (_keyDir.IsEmpty)
-            {
-                bulk = _keyDir.BeginBulkLoad(entries);
-            }
-            else
-            {
-                _keyDir.Reserve(entries);
-            }
-        });
-        if (ok)
-        {
-            bulk?.Complete();
-        }
-        else
-        {
-            bulk?.Abandon();
-        }
-
+        }, _keyDir.Reserve);
         _records += records;
         return ok;
     }

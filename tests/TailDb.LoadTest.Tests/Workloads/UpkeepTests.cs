@@ -42,6 +42,30 @@ public sealed class UpkeepTests(ITestOutputHelper output) : IDisposable
     }
 
     [Fact]
+    public async Task APacedRunSaysWhatItsCompactionsDidAndAtWhatPriority()
+    {
+        var run = await LoadTestProcess.RunAsync(
+            ["--gc", "nogc", "--duration", "2", "--warmup", "1", "--keys", "5000", "--rate", "1000",
+             "--cache-fraction", "0.1", "--compact-every", "0.5", "--compaction-rate", "8", "--compaction-priority", "low"],
+            timeoutSeconds: 300);
+        Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
+        output.WriteLine(run.Stdout);
+
+        Assert.Contains("compaction every 0.5 s (8 MiB/s, priority low)", run.Stdout, StringComparison.Ordinal);
+        string line = run.Stdout.Split('\n').Single(l => l.StartsWith("compactions: ", StringComparison.Ordinal));
+        Assert.Contains("longest writer-lock hold", line, StringComparison.Ordinal);
+        Assert.EndsWith(OperatingSystem.IsLinux() ? "priority low" : "priority normal", line.TrimEnd(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ANegativeCompactionRateIsOneLineAndExitCode2()
+    {
+        var run = await LoadTestProcess.RunAsync(["--compaction-rate", "-1", .. LoadTestProcess.ShortRun], timeoutSeconds: 60);
+        Assert.Equal((int)ExitCode.InvalidArguments, run.ExitCode);
+        Assert.Contains("--compaction-rate", run.Stderr, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task ANegativeCompactionIntervalIsOneLineAndExitCode2()
     {
         var run = await LoadTestProcess.RunAsync(["--compact-every", "-1", .. LoadTestProcess.ShortRun], timeoutSeconds: 60);

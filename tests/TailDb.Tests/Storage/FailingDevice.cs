@@ -9,6 +9,8 @@ namespace TailDb.Tests.Storage;
 internal sealed class FailingDevice : IStorageDevice
 {
     private int _fsyncs;
+    private int _writebacks;
+    private int _truncations;
 
     public bool FailWrites { get; set; }
 
@@ -41,6 +43,12 @@ internal sealed class FailingDevice : IStorageDevice
 
     /// <summary>File fsyncs done (not directory ones).</summary>
     public int Fsyncs => Volatile.Read(ref _fsyncs);
+
+    /// <summary>Range writebacks asked for (sync_file_range calls; compaction's pacing).</summary>
+    public int Writebacks => Volatile.Read(ref _writebacks);
+
+    /// <summary>Files cut shorter with SetLength (compaction deletes a large input in steps).</summary>
+    public int Truncations => Volatile.Read(ref _truncations);
 
     /// <summary>Delay inside every fsync, so concurrent writers pile up behind one.</summary>
     public TimeSpan FsyncDelay { get; set; }
@@ -105,7 +113,21 @@ internal sealed class FailingDevice : IStorageDevice
             Interlocked.Increment(ref device._fsyncs);
         }
 
-        public void SetLength(long length) => inner.SetLength(length);
+        public void Writeback(long offset, long length, bool wait)
+        {
+            Interlocked.Increment(ref device._writebacks);
+            inner.Writeback(offset, length, wait);
+        }
+
+        public void SetLength(long length)
+        {
+            if (length < inner.Length)
+            {
+                Interlocked.Increment(ref device._truncations);
+            }
+
+            inner.SetLength(length);
+        }
 
         public void Dispose() => inner.Dispose();
     }

@@ -82,6 +82,33 @@ public sealed class HintFileTests : IDisposable
     }
 
     [Fact]
+    public void LoadingOnceHandsOverEveryEntryBeforeTheDamageAndThenFails()
+    {
+        string path = WriteHint();
+        byte[] bytes = File.ReadAllBytes(path);
+        bytes[20 + (35_000 * EntrySize) + EntrySize - 1] ^= 0x01; // an entry in the second read
+        File.WriteAllBytes(path, bytes);
+
+        var applied = new List<long>();
+        using IStorageFile file = FileStorageDevice.Instance.Open(path, FileMode.Open, writable: false);
+        bool ok = HintFile.TryLoadOnce(file, SegmentLength, (key, offset, valueLength) => applied.Add(offset));
+
+        Assert.False(ok);
+        Assert.Equal(35_000, applied.Count);
+        Assert.Equal(Offset(34_999), applied[^1]);
+    }
+
+    [Fact]
+    public void LoadingOnceAnIntactHintHandsOverEveryEntry()
+    {
+        var applied = new List<long>();
+        using IStorageFile file = FileStorageDevice.Instance.Open(WriteHint(), FileMode.Open, writable: false);
+
+        Assert.True(HintFile.TryLoadOnce(file, SegmentLength, (key, offset, valueLength) => applied.Add(offset)));
+        Assert.Equal(Keys, applied.Count);
+    }
+
+    [Fact]
     public void AHintCutShortOrForADifferentSegmentLengthAppliesNothing()
     {
         string path = WriteHint();

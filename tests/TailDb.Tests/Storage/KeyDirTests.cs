@@ -259,6 +259,50 @@ public sealed class KeyDirTests
         Assert.Throws<InvalidOperationException>(() => dir.BeginBulkLoad(1));
     }
 
+    [Fact]
+    public void AnAbandonedBulkLoadGivesItsArenaBytesBackForTheNextLoad()
+    {
+        var abandoned = new KeyDir(0);
+        KeyDir.BulkLoad bulk = abandoned.BeginBulkLoad(0);
+        for (int i = 0; i < 60_000; i++)
+        {
+            bulk.Add(Key(i), At(1, i)); // ~2 MB of entries: the arena takes chunks
+        }
+
+        bulk.Abandon();
+        for (int i = 0; i < 60_000; i++)
+        {
+            abandoned.Set(Key(i), At(2, i), out _);
+        }
+
+        var fresh = new KeyDir(0);
+        for (int i = 0; i < 60_000; i++)
+        {
+            fresh.Set(Key(i), At(2, i), out _);
+        }
+
+        Assert.Equal(fresh.ReservedBytes, abandoned.ReservedBytes);
+        Assert.True(abandoned.TryGet(Key(59_999), out RecordLocation location));
+        Assert.Equal(At(2, 59_999), location);
+    }
+
+    [Fact]
+    public void ABulkLoadTakesMoreKeysThanItExpectedAndSizesTheTableForThem()
+    {
+        var dir = new KeyDir(0);
+        KeyDir.BulkLoad bulk = dir.BeginBulkLoad(1);
+        for (int i = 0; i < 10_000; i++)
+        {
+            bulk.Add(Key(i), At(1, i));
+        }
+
+        bulk.Complete();
+
+        Assert.Equal(10_000, dir.Count);
+        Assert.True(dir.Capacity * 3 >= 10_000 * 4, $"capacity {dir.Capacity}");
+        Assert.True(dir.TryGet(Key(9_999), out _));
+    }
+
     /// <summary>
     /// The writer grows the table from 16 slots (14 doublings), rewrites locations in place and by
     /// appending, and churns other keys until the arena is reclaimed, while readers look up every

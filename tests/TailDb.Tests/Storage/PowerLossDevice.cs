@@ -149,6 +149,13 @@ internal sealed class PowerLossDevice : IStorageDevice
             inner.Write(data, offset);
         }
 
+        public void Writeback(long offset, long length, bool wait)
+        {
+            device.ThrowIfOff();
+            // Written back is not durable: no metadata, no promise. DurableLength stays.
+            inner.Writeback(offset, length, wait);
+        }
+
         public void Flush()
         {
             device.ThrowIfOff();
