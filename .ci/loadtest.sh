@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load test smoke: every GC mode back to back for a few seconds each, one trace per mode.
+# Load test smoke: every GC mode back to back for a few seconds each, one trace per mode, and the
+# --report pages (each mode's slowest page and report/index.html comparing them, linking each).
 # Usage: .ci/loadtest.sh [trace-dir]   (default artifacts/smoke/; the analyzer's smoke reads the traces there)
 # Prints the mode table and each trace's size/events lost; exits non-zero if any mode fails
 # (worker crash, GC not what the runtimeconfig asked for, a GC inside the nogc region, unreadable trace).
@@ -14,12 +15,16 @@ dll=src/TailDb.LoadTest/bin/Release/net10.0/TailDb.LoadTest.dll
 
 start=$(date +%s)
 dotnet "$dll" --gc all --duration 3 --warmup 1 --keys 20000 --rate 2000 \
-  --trace "$out/loadtest.nettrace" --out "$out/loadtest.json"
+  --trace "$out/loadtest.nettrace" --out "$out/loadtest.json" --report "$out/report"
 
 for mode in workstation workstation-nonconcurrent server server-nodatas nogc; do
   trace="$out/loadtest.$mode.nettrace"
   if [[ ! -s "$trace" ]]; then
     echo "loadtest smoke: missing or empty trace $trace" >&2
+    exit 1
+  fi
+  if [[ ! -s "$out/report/$mode.html" ]] || ! grep -q "<a href=\"$mode.html\">" "$out/report/index.html" 2>/dev/null; then
+    echo "loadtest smoke: --report wrote no page for $mode, or report/index.html does not link it" >&2
     exit 1
   fi
 done

@@ -23,7 +23,7 @@ public enum ExitCode
     /// <summary>A no-GC mode saw GCs during the measured phase.</summary>
     NoGcRegionViolated = 6,
 
-    /// <summary>An output file (--out, --trace) cannot be written.</summary>
+    /// <summary>An output file or folder (--out, --trace, --report) cannot be written.</summary>
     OutputFailed = 7,
 
     /// <summary>The trace session could not be started or finished.</summary>
@@ -40,6 +40,9 @@ public enum ExitCode
 
     /// <summary>The TailDb server the harness starts (--target taildb-server) did not start, answer or stop.</summary>
     ServerFailed = 12,
+
+    /// <summary>--report: a mode's trace could not be analyzed (its row on the comparison page says why; the other pages were written).</summary>
+    ReportFailed = 13,
 
     /// <summary>Stopped by Ctrl-C or SIGTERM; what was measured was still printed.</summary>
     Interrupted = 130,

@@ -16,7 +16,8 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
     public static readonly double[] Percentiles = [50, 90, 99, 99.9];
 
     /// <param name="sorted">Every duration, ascending.</param>
-    public static BucketReport Of(string file, float[] sorted)
+    /// <param name="population">Which requests and which latency <paramref name="sorted"/> holds, said first in <see cref="Basis"/>.</param>
+    public static BucketReport Of(string file, float[] sorted, string? population = null)
     {
         ArgumentNullException.ThrowIfNull(sorted);
         var max = sorted.Length > 0 ? sorted[^1] : 1;
@@ -35,7 +36,7 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
         }
 
         return new BucketReport("buckets", CurrentSchemaVersion, file, sorted.Length, rows,
-            "exact = nearest rank over every request's duration; estimates = the bucket holding the rank, linearly interpolated " +
+            (population is null ? "" : population + "; ") + "exact = nearest rank over every request's duration; estimates = the bucket holding the rank, linearly interpolated " +
             "between its bounds (exponential buckets 0-1, 1-g, g-g², ... ms); a rank in OpenTelemetry's open last bucket (> 10 s) reads as 10 s");
     }
 }

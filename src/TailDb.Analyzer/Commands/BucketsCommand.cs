@@ -27,12 +27,15 @@ internal static class BucketsCommand
     public static int Run(Settings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
-        Traces.TraceFile.Check(settings.Trace.FullName);
-        var set = ComputerSet.Run(settings.Trace.FullName, settings.Selection);
-        var population = new Population(set, AnalysisScope.Resolve(ScopeSettings.Default, set));
+        var kind = Traces.TraceFile.Check(settings.Trace.FullName);
+        // As slowest: a load test's trace is ranked by its Request activity's response time, not by the store calls inside.
+        var selection = RequestSources.Resolve(settings.Trace.FullName, settings.Selection, kind);
+        var set = ComputerSet.Run(settings.Trace.FullName, selection);
+        var scope = AnalysisScope.Resolve(ScopeSettings.Default, set);
+        var population = new Population(set, scope);
         if (population.Paired == 0)
         {
-            throw new AnalyzerException(ExitCode.NoRequests, $"{settings.Trace.FullName}: no completed {settings.Selection.Provider} requests in the trace");
+            throw new AnalyzerException(ExitCode.NoRequests, $"{settings.Trace.FullName}: no completed {selection.Provider} requests in the trace");
         }
 
         var all = new List<float>();
@@ -46,7 +49,7 @@ internal static class BucketsCommand
 
         var durations = all.ToArray();
         Array.Sort(durations);
-        var report = BucketReport.Of(settings.Trace.FullName, durations);
+        var report = BucketReport.Of(settings.Trace.FullName, durations, $"{selection.Provider} {string.Join("/", selection.Activities)}, {scope.RangeDescription}; latency: {scope.BasisDescription}");
         var writer = ReportWriters.For<BucketReport>(settings.Format, BucketTextWriter.Instance, JsonReportWriter.Instance);
         ReportOutput.Write(settings.Output, output => writer.Write(report, output));
         return (int)(set.Facts.Truncation is null ? ExitCode.Success : ExitCode.TruncatedTrace);

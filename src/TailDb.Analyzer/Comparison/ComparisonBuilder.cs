@@ -50,7 +50,7 @@ internal static class ComparisonBuilder
         return rows;
     }
 
-    private static double Value(ActivityStats s, LatencyStatistic statistic) => statistic switch
+    public static double Value(ActivityStats s, LatencyStatistic statistic) => statistic switch
     {
         LatencyStatistic.P50 => s.P50Ms,
         LatencyStatistic.P90 => s.P90Ms,
@@ -86,7 +86,7 @@ internal static class ComparisonBuilder
         return rows;
     }
 
-    private static CauseSide? SideOf(CauseRow? row) => row is null ? null : new CauseSide(row.SlowShare, row.RestShare, row.Lift);
+    public static CauseSide? SideOf(CauseRow? row) => row is null ? null : new CauseSide(row.SlowShare, row.RestShare, row.Lift);
 
     private static double Largest(CauseComparison row) => Math.Max(row.A?.SlowShare ?? 0, row.B?.SlowShare ?? 0);
 

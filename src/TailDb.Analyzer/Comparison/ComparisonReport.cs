@@ -29,7 +29,9 @@ internal sealed record PercentileRow(string Activity, LatencyStatistic Statistic
 {
     /// <summary>"p50" … "p99.9", "max": the spelling every renderer shows.</summary>
     [System.Text.Json.Serialization.JsonIgnore]
-    public string Label => Statistic switch
+    public string Label => Spell(Statistic);
+
+    public static string Spell(LatencyStatistic statistic) => statistic switch
     {
         LatencyStatistic.P50 => "p50",
         LatencyStatistic.P90 => "p90",

@@ -63,6 +63,12 @@ public static class RunCommand
     internal static readonly Option<long?> NoGcBudgetOption = new("--nogc-budget") { Description = "Bytes for the nogc mode's GC.TryStartNoGCRegion (default: sized from the warm-up)" };
     internal static readonly Option<string?> OutOption = new("--out") { Description = "Write the results as JSON to this file" };
     internal static readonly Option<string?> TraceOption = new("--trace") { Description = "Record an EventPipe trace from the worker's first instruction (.nettrace; with several modes, one file per mode)" };
+    internal static readonly Option<DirectoryInfo?> ReportOption = new("--report")
+    {
+        Description = $"After the runs, write each traced mode's slowest HTML page and DIR/index.html comparing every mode (records the traces into DIR/{HarnessOptions.ReportTraceName} unless --trace says where)",
+        HelpName = "DIR",
+    };
+
     internal static readonly Option<Toggle> SamplesOption = ChoiceOption.Create("--samples", "CPU sample profiler in the trace", Toggle.On, ("on", Toggle.On), ("off", Toggle.Off));
     internal static readonly Option<Toggle> EventStacksOption = ChoiceOption.Create(
         "--event-stacks", "Stack of every traced event (off: CPU samples keep theirs; a fraction of the tracing cost)", Toggle.Off, ("off", Toggle.Off), ("on", Toggle.On));
@@ -104,7 +110,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
             TargetOption, ConnectionsOption, PipelineOption, TimeoutOption, RetriesOption,
         })
         {
@@ -171,6 +177,7 @@ public static class RunCommand
             throw new LoadTestException(ExitCode.InvalidArguments, clientProblem);
         }
 
+        DirectoryInfo? report = parseResult.GetValue(ReportOption);
         return new HarnessOptions
         {
             Targets = parseResult.GetValue(TargetOption) ?? [TargetAddress.InProcess],
@@ -180,7 +187,8 @@ public static class RunCommand
             Gc = parseResult.GetValue(GcOption)!,
             Workload = workload,
             OutPath = parseResult.GetValue(OutOption),
-            TracePath = parseResult.GetValue(TraceOption),
+            TracePath = parseResult.GetValue(TraceOption) ?? (report is null ? null : Path.Combine(report.FullName, HarnessOptions.ReportTraceName)),
+            ReportDirectory = report,
             Samples = parseResult.GetValue(SamplesOption) == Toggle.On,
             EventStacks = parseResult.GetValue(EventStacksOption) == Toggle.On,
         };

@@ -11,6 +11,12 @@ public sealed record HarnessOptions
     public required WorkloadOptions Workload { get; init; }
     public string? OutPath { get; init; }
     public string? TracePath { get; init; }
+
+    /// <summary>--report DIR: each mode's slowest page and one page comparing every mode, written after the runs.</summary>
+    public DirectoryInfo? ReportDirectory { get; init; }
+
+    /// <summary>The trace a --report run records when --trace is not given: one per mode, in the report's folder.</summary>
+    public const string ReportTraceName = "loadtest.nettrace";
     public bool Samples { get; init; } = true;
 
     /// <summary>Whether the runtime walks the stack of every traced event; the samples keep theirs either way.</summary>

@@ -53,6 +53,11 @@ public sealed class LoadTestHarness
                 key => _options.TracePath is null || key.t.Kind == TargetKind.Endpoint
                     ? null
                     : HarnessOptions.TracePathFor(_options.TracePath, key.Name, modes.Count, key.run, runs, targets.Count > 1 ? TraceSuffix(key.t) : null));
+        if (_options.ReportDirectory is { } reportDirectory)
+        {
+            HtmlReport.Prepare(reportDirectory);
+        }
+
         if (_options.OutPath is { } outPath)
         {
             EnsureWritable("--out", outPath);
@@ -141,8 +146,21 @@ public sealed class LoadTestHarness
             WriteJson(jsonPath, machine, reports, cancellationToken.IsCancellationRequested);
         }
 
+        var problems = reports.SelectMany(r => r.Problems).ToList();
+        if (_options.ReportDirectory is { } directory)
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                _out.WriteLine("report: not written (interrupted)");
+            }
+            else
+            {
+                problems.AddRange(HtmlReport.Write(directory, reports, runs, targets.Count, _out, _progress is null ? null : _error));
+            }
+        }
+
         Problem? first = null;
-        foreach (Problem problem in reports.SelectMany(r => r.Problems))
+        foreach (Problem problem in problems)
         {
             _error.WriteLine($"error: {problem.Message}");
             first ??= problem;
@@ -308,7 +326,7 @@ public sealed class LoadTestHarness
 
         if (_options.TracePath is not null && targets.FirstOrDefault(t => t.Kind == TargetKind.Endpoint) is { } untraceable)
         {
-            throw new LoadTestException(ExitCode.InvalidArguments, $"--trace records the in-process worker or a TailDb server the load test starts (--target taildb-server); {untraceable.Name} is not ours to trace");
+            throw new LoadTestException(ExitCode.InvalidArguments, $"--trace (and --report, which records one) records the in-process worker or a TailDb server the load test starts (--target taildb-server); {untraceable.Name} is not ours to trace");
         }
 
         foreach (TargetAddress endpoint in targets.Where(t => t.Kind == TargetKind.Endpoint))

@@ -111,13 +111,13 @@ public sealed class ComparisonBuilderTests
         Assert.Empty(ComparisonBuilder.Build(response, response).Notes);
     }
 
-    private static ActivityStats Get(string name = "Get", double p50 = 1, double p90 = 2, double p99 = 3, double p999 = 4, double max = 5) =>
+    internal static ActivityStats Get(string name = "Get", double p50 = 1, double p90 = 2, double p99 = 3, double p999 = 4, double max = 5) =>
         new(name, 1000, p50, p90, p99, p999, max, 0, 0);
 
-    private static CauseRow Cause(string name, double slow, double rest, double? lift, string unit = "ms") =>
+    internal static CauseRow Cause(string name, double slow, double rest, double? lift, string unit = "ms") =>
         new(name, "process", unit, slow, rest, lift, slow * 100, rest * 100);
 
-    private static SlowestReport Report(IReadOnlyList<ActivityStats> activities, IReadOnlyList<CauseRow> causes, string verdict = "a verdict") => new(
+    internal static SlowestReport Report(IReadOnlyList<ActivityStats> activities, IReadOnlyList<CauseRow> causes, string verdict = "a verdict") => new(
         "slowest", SlowestReport.CurrentSchemaVersion,
         new TraceSection("t.nettrace", 1, 1000, 1, 0, null, "ActivityID", 1, 0, "none"),
         new PopulationSection("TailDb", activities, [], 1000, "slowest 1%", 10, 3, LatencyBasis.Response, "response time", "the whole trace"),

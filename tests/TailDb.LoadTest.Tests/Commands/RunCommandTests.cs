@@ -54,6 +54,44 @@ public class RunCommandTests
         Assert.Equal("r.json", options.OutPath);
     }
 
+    [Fact]
+    public void WithoutReportNoPagesAreWritten()
+    {
+        Assert.Null(Bind().ReportDirectory);
+        Assert.Null(Bind("--trace", "x.nettrace").ReportDirectory);
+    }
+
+    [Fact]
+    public void ReportAloneRecordsEveryModesTraceIntoItsDirectory()
+    {
+        string directory = Path.Combine(Path.GetTempPath(), "taildb-report-bind");
+
+        HarnessOptions options = Bind("--gc", "all", "--report", directory);
+
+        Assert.Equal(Path.GetFullPath(directory), options.ReportDirectory!.FullName);
+        Assert.Equal(Path.Combine(Path.GetFullPath(directory), HarnessOptions.ReportTraceName), options.TracePath);
+        Assert.Equal(
+            Path.Combine(Path.GetFullPath(directory), "loadtest.server.nettrace"),
+            HarnessOptions.TracePathFor(options.TracePath!, "server", modeCount: 5));
+    }
+
+    [Fact]
+    public void ReportWithTraceKeepsTheTracesWhereTraceSays()
+    {
+        HarnessOptions options = Bind("--gc", "workstation,server", "--trace", "elsewhere/t.nettrace", "--report", "pages");
+
+        Assert.Equal("elsewhere/t.nettrace", options.TracePath);
+        Assert.Equal(Path.GetFullPath("pages"), options.ReportDirectory!.FullName);
+    }
+
+    [Fact]
+    public void ReportWithoutADirectoryIsAParseError()
+    {
+        var parsed = RunCommand.Create().Parse(["--report"]);
+
+        Assert.NotEmpty(parsed.Errors);
+    }
+
     [Theory]
     [InlineData("--rate", "0", "--rate")]
     [InlineData("--rate", "-5", "--rate")]

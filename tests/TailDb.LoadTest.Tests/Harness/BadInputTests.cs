@@ -27,6 +27,19 @@ public sealed class BadInputTests : IDisposable
     }
 
     [Fact]
+    public async Task ReportIntoAPathThatIsAFileFailsInOneLineBeforeAnythingRuns()
+    {
+        string file = Path.Combine(_scratch.FullName, "not-a-directory");
+        File.WriteAllText(file, "");
+
+        var result = await LoadTestProcess.RunAsync(["--gc", "all", "--report", file, .. LoadTestProcess.ShortRun]);
+
+        Assert.Equal((int)ExitCode.OutputFailed, result.ExitCode);
+        Assert.StartsWith($"error: --report: cannot write {file}", result.OneErrorLine(), StringComparison.Ordinal);
+        Assert.DoesNotContain("workload:", result.Stdout, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task MalformedRuntimeConfigPrintsOneLine()
     {
         string path = Path.Combine(_scratch.FullName, "broken.json");

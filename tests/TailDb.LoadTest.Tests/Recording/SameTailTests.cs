@@ -42,6 +42,14 @@ public sealed class SameTailTests : IDisposable
         AssertSamePercentile("p50", loadTest.P50, requests.P50Ms);
         AssertSamePercentile("p99", loadTest.P99, requests.P99Ms);
         AssertSamePercentile("p99.9", loadTest.P999, requests.P999Ms);
+
+        // buckets ranks the same requests by the same latency: the load test's Request activity, not the store calls inside.
+        string buckets = Path.Combine(_scratch.FullName, "buckets.json");
+        TailDb.Analyzer.Commands.BucketsCommand.Run(new(new FileInfo(trace), RequestSelection.Default, ReportFormat.Json, new FileInfo(buckets)));
+        using var document = JsonDocument.Parse(File.ReadAllText(buckets));
+        Assert.Equal(loadTest.Count, document.RootElement.GetProperty("requests").GetInt64());
+        JsonElement p99 = document.RootElement.GetProperty("rows").EnumerateArray().Single(r => r.GetProperty("percentile").GetDouble() == 99);
+        Assert.Equal(requests.P99Ms, p99.GetProperty("exactMs").GetDouble());
     }
 
     [Fact]

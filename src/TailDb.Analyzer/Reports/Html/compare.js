@@ -1,16 +1,21 @@
-// TailDb.Analyzer compare page: trace A's and trace B's timelines (timeline.js, inlined before this)
-// on one shared scale, time and latency alike: a brush, wheel or pan on either moves both.
-// window.taildb exposes what was drawn ({ a, b, view, x }) so browser tests can check it.
+// TailDb.Analyzer compare pages: every trace's timeline (timeline.js, inlined before this) on one
+// shared scale, time and latency alike: a brush, wheel or pan on any moves all. The data holds one
+// timeline per key ('a' and 'b' on the compare page, 'm0', 'm1', ... on the load test's modes page),
+// drawn on the canvas 'timeline-' + key. window.taildb exposes what was drawn ({ [key], view, x,
+// slowStarts }) so browser tests can check it.
 (function () {
   'use strict';
   const T = window.TailDbTimeline;
   const data = JSON.parse(document.getElementById('data').textContent);
-  const scale = T.scaleFor([data.a, data.b]);
-  const drawn = { a: {}, b: {}, view: scale.view };
+  const keys = Object.keys(data);
+  const scale = T.scaleFor(keys.map((key) => data[key]));
+  const drawn = { view: scale.view, keys, slowStarts: {} };
   window.taildb = drawn;
-  const sides = ['a', 'b'].map((key) => ({
-    key, D: data[key], timeline: T.create(document.getElementById('timeline-' + key), data[key], scale, drawn[key], drawAll),
-  }));
+  const sides = keys.map((key) => {
+    drawn[key] = {};
+    drawn.slowStarts[key] = data[key].slow.start;
+    return { key, D: data[key], timeline: T.create(document.getElementById('timeline-' + key), data[key], scale, drawn[key], drawAll) };
+  });
 
   function drawAll() {
     for (const s of sides) {
@@ -21,9 +26,8 @@
     }
   }
 
-  // For tests: where a time is drawn, in CSS pixels from a timeline's left edge (both share it).
+  // For tests: where a time is drawn, in CSS pixels from a timeline's left edge (all share it).
   drawn.x = sides[0].timeline.x;
-  drawn.slowStarts = { a: data.a.slow.start, b: data.b.slow.start };
   document.getElementById('reset').addEventListener('click', sides[0].timeline.reset);
   for (const s of sides) {
     document.getElementById('sampling-' + s.key).textContent = 'Dots: ' + s.D.sampling + '; GC pauses: all ' + s.D.gc.total + '.';
