@@ -35,10 +35,12 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
         // stalled 19 ms by the sampler's suspension and displaced the cold Get (about as long). Such an
         // intruder is allowed only when the report itself blames it on the measurement, or on the
         // wait for a descheduled thread to reach a safe point that the sampler's tick exposed.
+        // At load 37 a Get's own segment read stalled 42 ms on a disk shared with four builds: the
+        // report blamed its nested FileRead, a real cause in the trace, so that is allowed too.
         foreach (var row in report.Slowest.Where(r => !forced.Contains(WorkloadKeys.IndexOf(r.Fields))))
         {
-            Assert.True(row.Causes.MaxBy(c => c.Value) is { Kind: CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait },
-                $"request {WorkloadKeys.IndexOf(row.Fields)} is slow but not forced, and not blamed on the measurement: {string.Join(", ", row.Causes)}");
+            Assert.True(row.Causes.MaxBy(c => c.Value) is { Kind: CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait } or { Kind: CauseKind.NestedActivity, Cause: "FileRead (nested activity)" },
+                $"request {WorkloadKeys.IndexOf(row.Fields)} is slow but not forced, and blamed neither on the measurement nor on its file read: {string.Join(", ", row.Causes)}");
         }
 
         Assert.Subset(slow.ToHashSet(), forced.Where(i => i >= 0).ToHashSet());
