@@ -74,7 +74,7 @@ internal static class PictureBuilder
 
         var sampling = stride == 1
             ? $"every one of the {paired:N0} requests is a dot"
-            : $"all {slow:N0} slow requests are dots; of the other {paired - slow:N0}, one in {stride:N0} in start order ({restT.Count:N0} dots). The heatmap counts every request.";
+            : $"all {slow:N0} slow requests are dots; of the other {paired - slow:N0}, one in {stride:N0} in start order ({restT.Count:N0} dots)";
         var names = new NameTable();
         var gc = GcWindows(set.Gc.Pauses, 0, double.MaxValue);
         var suspensions = Longest(set.Suspensions.Windows, w => w.Tag);
