@@ -21,12 +21,19 @@ public static class Program
 {
     public const string DoneLine = "workload done";
 
+    /// <summary>Said by `burn` once every thread burns in the known frame.</summary>
+    public const string BurningLine = "burning";
+
     public static async Task<int> Main(string[] args)
     {
         switch (args)
         {
             case ["burn", var threads, var ms]:
-                CpuBurner.Run(Int(threads), TimeSpan.FromMilliseconds(Int(ms)));
+                CpuBurner.Run(Int(threads), TimeSpan.FromMilliseconds(Int(ms)), () =>
+                {
+                    Console.WriteLine(BurningLine);
+                    Console.Out.Flush();
+                });
                 return WaitForParent();
             case ["storm", var threads, var seconds]:
                 RequestStorm.Run(Int(threads), TimeSpan.FromSeconds(Int(seconds)));

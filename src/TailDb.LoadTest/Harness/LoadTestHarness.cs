@@ -367,7 +367,9 @@ public sealed class LoadTestHarness
             {
                 string message = worker.HasExited
                     ? $"mode '{mode.Name}': worker exited with code {worker.ExitCode}: {worker.ErrorSummary() ?? "no output"}"
-                    : $"mode '{mode.Name}': worker did not finish within {limit.TotalSeconds:0} s";
+                    : cancellationToken.IsCancellationRequested
+                        ? $"mode '{mode.Name}': worker did not stop within {StopGrace.TotalSeconds:0} s of the interrupt"
+                        : $"mode '{mode.Name}': worker did not finish within {limit.TotalSeconds:0} s";
                 ExitCode code = worker.HasExited && (ExitCode)worker.ExitCode is ExitCode.TargetFailed or ExitCode.TargetUnreachable
                     ? (ExitCode)worker.ExitCode
                     : ExitCode.WorkerFailed;

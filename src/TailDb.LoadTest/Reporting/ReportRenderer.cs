@@ -9,6 +9,9 @@ namespace TailDb.LoadTest.Reporting;
 /// <summary>Plain-text tables for the terminal. Latencies in milliseconds.</summary>
 public static class ReportRenderer
 {
+    /// <summary>A latency cell; blank when nothing was measured (a run stopped before its measured phase began).</summary>
+    private static string Measured(WorkerResult result, long nanoseconds) => result.Operations == 0 ? "" : Milliseconds(nanoseconds);
+
     private static readonly string[] SummaryHeader = ["mode", "throughput/s", "p50", "p99", "p99.9", "p99.99", "max", "p99 uncorr.", "GCs g0/g1/g2", "GC pause"];
     private static readonly string[] DetailHeader = ["kind", "", "count", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
 
@@ -35,12 +38,12 @@ public static class ReportRenderer
             [
                 report.Mode.Name + (report.Problems.Count > 0 ? " (!)" : "") + (r.Interrupted ? " (cut)" : ""),
                 r.Throughput.ToString("N0", CultureInfo.InvariantCulture),
-                Milliseconds(c.P50),
-                Milliseconds(c.P99),
-                Milliseconds(c.P999),
-                Milliseconds(c.P9999),
-                Milliseconds(c.Max),
-                Milliseconds(r.Overall.Uncorrected.P99),
+                Measured(r, c.P50),
+                Measured(r, c.P99),
+                Measured(r, c.P999),
+                Measured(r, c.P9999),
+                Measured(r, c.Max),
+                Measured(r, r.Overall.Uncorrected.P99),
                 string.Create(CultureInfo.InvariantCulture, $"{gc.Gen0}/{gc.Gen1}/{gc.Gen2}{whose}"),
                 string.Create(CultureInfo.InvariantCulture, $"{gc.PauseMilliseconds:0.0} ms"),
             ]));

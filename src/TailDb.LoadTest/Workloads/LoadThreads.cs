@@ -69,7 +69,10 @@ internal sealed class LoadThreads
             workers[t].Start();
         }
 
-        ready.Wait(cancellationToken);
+        // Not Wait(cancellationToken): a stop that lands before the phase starts (Ctrl-C while the
+        // worker is still filling the store, common under load) must end the phase with nothing
+        // measured, not throw out of the worker; the threads see the token and return at once.
+        ready.Wait(CancellationToken.None);
         Volatile.Write(ref start, Stopwatch.GetTimestamp());
         go.Set();
         foreach (var worker in workers)

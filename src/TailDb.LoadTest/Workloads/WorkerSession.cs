@@ -42,10 +42,10 @@ public sealed class WorkerSession
         using (events.Mark(Tracing.Phase.Fill))
         {
             Phase($"filling the store with {workload.Keys:N0} keys");
-            Populate(plan, workload);
+            Populate(plan, workload, cancellationToken);
             store = TailDbStore.Open(StoreOptions(workload, workload.Durability));
             Phase("filling the cache");
-            FillCache(store, plan);
+            FillCache(store, plan, cancellationToken);
         }
 
         using var opened = store;
@@ -158,29 +158,34 @@ public sealed class WorkerSession
         }
     }
 
-    private void Populate(WorkloadPlan plan, WorkloadOptions workload)
+    // Both fills stop early on a stop (Ctrl-C, or the harness closing stdin): the harness waits
+    // only a short grace for the result, and a big --keys under load fills for longer than that.
+    // The phases then measure nothing and the row says "(cut)".
+    private void Populate(WorkloadPlan plan, WorkloadOptions workload, CancellationToken cancellationToken)
     {
         // Filling the store is set-up, not load: without fsync even when the run uses it
         // (one fsync per key would take minutes), then reopened with the run's durability.
         using TailDbStore store = TailDbStore.Open(StoreOptions(workload, Durability.None));
         ReadOnlySpan<byte> value = plan.Values.AsSpan(0, workload.ValueSize);
-        foreach (byte[] key in plan.Keys)
+        for (int i = 0; i < plan.Keys.Length && !Stopping(i, cancellationToken); i++)
         {
-            store.Put(key, value);
+            store.Put(plan.Keys[i], value);
         }
     }
 
     // Reopening starts with an empty cache, and a short warm-up touches only a few keys: read every
     // key once so --cache-fraction, not the warm-up's length, sets the miss rate.
-    private static void FillCache(TailDbStore store, WorkloadPlan plan)
+    private static void FillCache(TailDbStore store, WorkloadPlan plan, CancellationToken cancellationToken)
     {
         var buffer = new System.Buffers.ArrayBufferWriter<byte>();
-        foreach (byte[] key in plan.Keys)
+        for (int i = 0; i < plan.Keys.Length && !Stopping(i, cancellationToken); i++)
         {
             buffer.ResetWrittenCount();
-            store.TryGet(key, buffer);
+            store.TryGet(plan.Keys[i], buffer);
         }
     }
+
+    private static bool Stopping(int i, CancellationToken cancellationToken) => (i & 1023) == 0 && cancellationToken.IsCancellationRequested;
 
     private TailDbOptions StoreOptions(WorkloadOptions workload, Durability durability) => new()
     {

@@ -46,11 +46,7 @@ public sealed class ChildRecording : IAsyncDisposable
     public async Task<long> CompleteAsync(TimeSpan limit)
     {
         using var timeout = new CancellationTokenSource(limit);
-        var line = await Child.StandardOutput.ReadLineAsync(timeout.Token);
-        if (line != Program.DoneLine)
-        {
-            throw new InvalidOperationException($"the workload said '{line}' instead of '{Program.DoneLine}'");
-        }
+        await ReadUntilAsync(Program.DoneLine, timeout.Token);
 
         var bytes = await _recorded.StopAsync(limit);
         Child.StandardInput.Close();
@@ -60,8 +56,15 @@ public sealed class ChildRecording : IAsyncDisposable
 
     /// <summary>Kills the child mid-workload (no rundown is ever written) and returns the
     /// size of what the stream held.</summary>
-    public async Task<long> KillAsync(TimeSpan after, TimeSpan limit)
+    /// <param name="afterLine">When given, <paramref name="after"/> counts from when the workload says this line.</param>
+    public async Task<long> KillAsync(TimeSpan after, TimeSpan limit, string? afterLine = null)
     {
+        if (afterLine is not null)
+        {
+            using var timeout = new CancellationTokenSource(limit);
+            await ReadUntilAsync(afterLine, timeout.Token);
+        }
+
         await Task.Delay(after);
         Child.Kill();
         await Child.WaitForExitAsync();
@@ -69,6 +72,21 @@ public sealed class ChildRecording : IAsyncDisposable
     }
 
     public ValueTask DisposeAsync() => _recorded.DisposeAsync();
+
+    private async Task ReadUntilAsync(string expected, CancellationToken cancellationToken)
+    {
+        string? line;
+        do
+        {
+            line = await Child.StandardOutput.ReadLineAsync(cancellationToken);
+        }
+        while (line is not null && line != expected && line == Program.BurningLine);
+
+        if (line != expected)
+        {
+            throw new InvalidOperationException($"the workload said '{line}' instead of '{expected}'");
+        }
+    }
 
     // Under `dotnet test` the SDK says which host runs us; a plain `dotnet` works elsewhere.
     private static string HostPath() => Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } host ? host : "dotnet";

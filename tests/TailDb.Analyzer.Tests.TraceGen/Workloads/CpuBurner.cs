@@ -11,22 +11,34 @@ public static class CpuBurner
     /// <summary>The frame the sample readers must name, as TraceEvent spells it.</summary>
     public const string KnownFrame = "TailDb.Analyzer.Tests.TraceGen.Workloads.CpuBurner.BurnInStackReaderKnownFrame(int64)";
 
-    public static void Run(int threads, TimeSpan duration)
+    /// <summary>Calls of the known frame each thread makes before <c>onBurning</c> is called (~10 ms of CPU each).</summary>
+    private const int CallsBeforeBurning = 20;
+
+    /// <param name="onBurning">Called once every thread is in the known frame's loop: a recorder that
+    /// kills the process mid-burn waits for this, not for a fixed time (start-up under load took longer).</param>
+    public static void Run(int threads, TimeSpan duration, Action? onBurning = null)
     {
         var until = DateTime.UtcNow + duration;
+        using var burning = new CountdownEvent(threads);
         var workers = Enumerable.Range(0, threads)
-            .Select(_ => new Thread(() => Burn(until)) { IsBackground = true })
+            .Select(_ => new Thread(() => Burn(until, burning)) { IsBackground = true })
             .ToList();
         workers.ForEach(t => t.Start());
+        burning.Wait();
+        onBurning?.Invoke();
         workers.ForEach(t => t.Join());
     }
 
-    private static void Burn(DateTime until)
+    private static void Burn(DateTime until, CountdownEvent burning)
     {
         long sink = 0;
-        while (DateTime.UtcNow < until)
+        for (int calls = 1; DateTime.UtcNow < until || calls <= CallsBeforeBurning; calls++)
         {
             sink += BurnInStackReaderKnownFrame(200_000);
+            if (calls == CallsBeforeBurning)
+            {
+                burning.Signal();
+            }
         }
 
         GC.KeepAlive(sink);

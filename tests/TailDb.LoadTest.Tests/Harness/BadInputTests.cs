@@ -112,6 +112,32 @@ public sealed class BadInputTests : IDisposable
         Assert.True(await ExitsWithinAsync(worker, TimeSpan.FromSeconds(5)));
     }
 
+    [Fact]
+    public async Task InterruptWhileTheWorkerIsStillFillingTheStoreEndsWithACutRowNotAWorkerCrash()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        // 200,000 keys take the worker a while to write and cache: the stop lands before the
+        // measured phase. Under load the same happens to the short test above (the bug this pins:
+        // the phase's start threw OperationCanceledException and the worker died "internal error").
+        using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "200000", "--rate", "1000"]);
+        await WaitForChildAsync(harness.Id);
+        using (var kill = Process.Start("kill", ["-INT", harness.Id.ToString(CultureInfo.InvariantCulture)]))
+        {
+            await kill.WaitForExitAsync();
+        }
+
+        var result = await LoadTestProcess.CollectAsync(harness, timeoutSeconds: 120);
+
+        Assert.DoesNotContain("internal error", result.Stderr, StringComparison.Ordinal);
+        Assert.Equal((int)ExitCode.Interrupted, result.ExitCode);
+        Assert.Contains("workstation (cut)", result.Stdout, StringComparison.Ordinal);
+        Assert.Contains("interrupted", result.Stderr, StringComparison.Ordinal);
+    }
+
     private static async Task<int> WaitForChildAsync(int parent)
     {
         // /proc/<pid>/task/<tid>/children lists the children each thread started; the harness
