@@ -19,7 +19,10 @@ analyzer=${ANALYZER:-src/TailDb.Analyzer/bin/Release/net10.0/TailDb.Analyzer.dll
 args=(--gc workstation --rate max --duration 5 --warmup 3 --app-alloc 0)
 tick=$(getconf CLK_TCK)
 
-cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null; }
+
+# Running, not a zombie waiting for the harness to reap it.
+alive() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ] && kill -0 "$1" 2>/dev/null; }
 
 worker_of() {
   local worker=""
@@ -46,8 +49,12 @@ measure() { # condition log
     recorder=$!
   fi
   : > "$2.samples"
-  while kill -0 "$worker" 2>/dev/null; do
-    echo "$(date +%s.%N) $(cpu_of "$recorder")" >> "$2.samples"
+  # Until the worker ends (or the recorder, which follows it): a sample after either is not the measured phase.
+  local now cpu
+  while alive "$worker"; do
+    now=$(date +%s.%N)
+    cpu=$(cpu_of "$recorder") || break
+    echo "$now $cpu" >> "$2.samples"
     sleep 0.25
   done
   wait
