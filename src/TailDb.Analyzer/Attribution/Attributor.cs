@@ -149,10 +149,11 @@ internal sealed class Attributor
 
     /// <summary>
     /// Non-GC suspensions by reason. SuspendOther is mostly the sample profiler's ticks when the trace
-    /// has samples: the measurement's own cost, kept apart from the app's causes. Except for one part
-    /// of a tick: when the wait for every thread to reach a safe point runs far past a tick's usual
-    /// wait, a running thread held the whole process up (a non-interruptible burst of allocation or
-    /// copying). That excess is the app's cause, and would stall any GC or suspension the same way.
+    /// has samples: the measurement's own cost, kept apart from the app's causes. A tick's wait for
+    /// every thread to reach a safe point, past the ticks' usual wait, is reported on a line of its
+    /// own: a thread was slow to stop (non-interruptible work, or not run by the OS) and the tick
+    /// stalled everyone meanwhile. Still the measurement's cost (without the sampler no one would have
+    /// waited), but it names a thread that would hold up a GC's suspension the same way.
     /// </summary>
     private void AddSuspensions()
     {
@@ -248,7 +249,7 @@ internal sealed class Attributor
         category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention)
         && !leaf.StartsWith("Interop+", StringComparison.Ordinal);
 
-    internal const string SafePointWaitCause = "waiting for a running thread to reach a safe point (a suspension held up by non-interruptible work)";
+    internal const string SafePointWaitCause = "sample profiler ticks held up waiting for a thread to reach a safe point (measurement overhead)";
 
     /// <summary>
     /// The sampler's ticks minus the part of each wait for a safe point beyond the ticks' median wait;

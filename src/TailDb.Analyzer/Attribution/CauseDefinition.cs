@@ -43,8 +43,9 @@ internal enum CauseKind
     StoreUpkeep,
 
     /// <summary>
-    /// A suspension (the sampler's tick) waited far longer than usual for a running thread to reach a
-    /// safe point: the app's non-interruptible work stalled every thread.
+    /// A sampler tick waited far longer than usual for a thread to reach a safe point (a thread in
+    /// non-interruptible work, or one the OS did not run): every thread stalled, but only because the
+    /// sampler suspended them. The measurement's cost, amplified by the app; never the verdict.
     /// </summary>
     SafePointWait,
 }
@@ -64,7 +65,7 @@ internal sealed record CauseDefinition(string Name, CauseScope Scope, CauseUnit 
     public bool IsGc => Kind == CauseKind.GcPause;
 
     /// <summary>The measurement's own cost (sampler suspensions, tracing code): reported apart, never the verdict.</summary>
-    public bool IsMeasurement => Kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples;
+    public bool IsMeasurement => Kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait;
 
     /// <summary>Seen by events with exact times, not inferred from CPU samples.</summary>
     public bool IsEventBased => Kind is not (CauseKind.Samples or CauseKind.TracingSamples);

@@ -107,9 +107,9 @@ internal static class SlowestAnalysis
         // Named only when the wait matters to the tail: at least 5% of the slow set's time.
         if (attributor.SafePointHolders.Count > 0 && safePoint >= 0 && tally.SlowTime > 0 && tally.SlowTotals[safePoint] >= 0.05 * tally.SlowTime)
         {
-            notes.Add("Suspensions held up waiting for a safe point: threads not serving requests were running " +
+            notes.Add("Sampler ticks held up waiting for a safe point: threads not serving requests were running " +
                 string.Join(", ", attributor.SafePointHolders.Take(3).Select(h => $"{h.Frame} ({h.Ticks:N0} ticks)")) +
-                " when those ticks completed. Such a thread stalls every suspension, a GC's too; the sampler's ticks only make it visible.");
+                " when those ticks completed. Counted as measurement overhead (no one waits without the sampler's suspension), but such a thread holds up a GC's suspension the same way.");
         }
 
         return notes;

@@ -83,15 +83,10 @@ internal sealed record InjectionScore(
         return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, unexplained, threshold, firstCauses, byInjection);
     }
 
-    /// <summary>
-    /// The cause each injection produces, as the analyzer names its kind. An allocation burst makes
-    /// GCs, and while it clears its fresh memory its thread does not stop for a suspension: every
-    /// thread waits for it at the next one (the sampler's tick or a GC's).
-    /// </summary>
+    /// <summary>The cause each injection produces, as the analyzer names its kind.</summary>
     public static bool Matches(InjectionKind injected, (string Name, CauseKind Kind)? cause) => cause is { } c && injected switch
     {
-        InjectionKind.Gc => c.Kind == CauseKind.GcPause,
-        InjectionKind.AllocBurst => c.Kind is CauseKind.GcPause or CauseKind.SafePointWait,
+        InjectionKind.Gc or InjectionKind.AllocBurst => c.Kind == CauseKind.GcPause,
         InjectionKind.Lock => c.Kind == CauseKind.Contention || (c.Kind == CauseKind.Samples && c.Name.Contains("lock contention", StringComparison.Ordinal)),
         _ => c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal),
     };
@@ -101,7 +96,7 @@ internal sealed record InjectionScore(
         foreach (var overlap in row.Causes)
         {
             if (overlap.Unit != "ms" || !kindOf.TryGetValue(overlap.Cause, out var kind)
-                || kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples
+                || kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait
                 || (lookThrough && kind == CauseKind.EarlierRequests))
             {
                 continue;
