@@ -31,18 +31,9 @@ public sealed class ComparisonHtmlBrowserTests(WorkloadTraces traces)
         var gcA = SummaryAnalysis.Run(traces.GroundTruth, s_gets).Gc.Pauses;
         var gcB = SummaryAnalysis.Run(traces.Snapshot, s_gets).Gc.Pauses;
 
-        using var playwright = await Playwright.CreateAsync();
-        await using var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = Chromium, Headless = true, Args = ["--no-sandbox"] });
-        var page = await browser.NewPageAsync(new() { ViewportSize = new() { Width = 1280, Height = 1000 } });
-        var errors = new List<string>();
-        page.Console += (_, message) =>
-        {
-            if (message.Type == "error")
-            {
-                errors.Add(message.Text);
-            }
-        };
-        page.PageError += (_, error) => errors.Add(error);
+        await using var browser = await BrowserPage.OpenAsync();
+        var page = browser.Page;
+        var errors = browser.Errors;
         await page.GotoAsync(new Uri(html).AbsoluteUri);
         await page.WaitForFunctionAsync("() => window.taildb && window.taildb.ready");
         Directory.CreateDirectory(HtmlReportBrowserTests.ScreenshotDirectory);

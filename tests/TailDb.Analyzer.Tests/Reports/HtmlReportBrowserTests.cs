@@ -30,18 +30,9 @@ public sealed class HtmlReportBrowserTests(WorkloadTraces traces)
         var report = SlowestAnalysis.Run(new SlowestSettings(traces.GroundTruth, new RequestSelection("TailDb", ["Get"]), 2, Top: 5), new NetTraceStackSampleReader());
         var gcPauses = SummaryAnalysis.Run(traces.GroundTruth, new RequestSelection("TailDb", ["Get"])).Gc.Pauses;
 
-        using var playwright = await Playwright.CreateAsync();
-        await using var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = Chromium, Headless = true, Args = ["--no-sandbox"] });
-        var page = await browser.NewPageAsync(new() { ViewportSize = new() { Width = 1280, Height = 1000 } });
-        var errors = new List<string>();
-        page.Console += (_, message) =>
-        {
-            if (message.Type == "error")
-            {
-                errors.Add(message.Text);
-            }
-        };
-        page.PageError += (_, error) => errors.Add(error);
+        await using var browser = await BrowserPage.OpenAsync();
+        var page = browser.Page;
+        var errors = browser.Errors;
         await page.GotoAsync(new Uri(html).AbsoluteUri);
         await page.WaitForFunctionAsync("() => window.taildb && window.taildb.ready");
         Directory.CreateDirectory(ScreenshotDirectory);

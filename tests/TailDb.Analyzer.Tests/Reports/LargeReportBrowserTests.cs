@@ -20,18 +20,9 @@ public sealed class LargeReportBrowserTests(ITestOutputHelper output)
     public async Task ALargeReportOpensWithoutErrorAndItsBrushRedraws()
     {
         var html = Environment.GetEnvironmentVariable(Variable)!;
-        using var playwright = await Playwright.CreateAsync();
-        await using var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = ChromiumFactAttribute.Chromium, Headless = true, Args = ["--no-sandbox"] });
-        var page = await browser.NewPageAsync(new() { ViewportSize = new() { Width = 1280, Height = 1000 } });
-        var errors = new List<string>();
-        page.Console += (_, message) =>
-        {
-            if (message.Type == "error")
-            {
-                errors.Add(message.Text);
-            }
-        };
-        page.PageError += (_, error) => errors.Add(error);
+        await using var browser = await BrowserPage.OpenAsync();
+        var page = browser.Page;
+        var errors = browser.Errors;
 
         var open = Stopwatch.StartNew();
         await page.GotoAsync(new Uri(html).AbsoluteUri, new() { Timeout = 120_000 });

@@ -28,18 +28,9 @@ public sealed class ModeComparisonHtmlBrowserTests(WorkloadTraces traces) : IDis
         var gcA = SummaryAnalysis.Run(traces.GroundTruth, RequestSelection.Default).Gc.Pauses;
         var gcB = SummaryAnalysis.Run(traces.Snapshot, RequestSelection.Default).Gc.Pauses;
 
-        using var playwright = await Playwright.CreateAsync();
-        await using var browser = await playwright.Chromium.LaunchAsync(new() { ExecutablePath = ChromiumFactAttribute.Chromium, Headless = true, Args = ["--no-sandbox"] });
-        var page = await browser.NewPageAsync(new() { ViewportSize = new() { Width = 1280, Height = 1000 } });
-        var errors = new List<string>();
-        page.Console += (_, message) =>
-        {
-            if (message.Type == "error")
-            {
-                errors.Add(message.Text);
-            }
-        };
-        page.PageError += (_, error) => errors.Add(error);
+        await using var browser = await BrowserPage.OpenAsync();
+        var page = browser.Page;
+        var errors = browser.Errors;
         await page.GotoAsync(new Uri(pages.ComparisonPage).AbsoluteUri);
         await page.WaitForFunctionAsync("() => window.taildb && window.taildb.ready");
         Directory.CreateDirectory(HtmlReportBrowserTests.ScreenshotDirectory);
