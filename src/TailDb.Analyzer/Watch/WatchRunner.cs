@@ -122,7 +122,15 @@ internal static class WatchRunner
             }
             catch (AnalyzerException e) when (e.ExitCode == ExitCode.RecordingFailed && since.Elapsed < PortTimeout && IsAlive(pid))
             {
-                await Task.Delay(100, cancellationToken);
+                try
+                {
+                    await Task.Delay(100, cancellationToken);
+                }
+                catch (OperationCanceledException)
+                {
+                    // Ctrl-C while the process was still opening its port: nothing was watched.
+                    return null;
+                }
             }
             catch (AnalyzerException e) when (e.ExitCode == ExitCode.RecordingFailed && !cancellationToken.IsCancellationRequested)
             {
