@@ -38,7 +38,7 @@ public sealed class ReportChildTests(WorkloadTraces traces) : IDisposable
         var verdict = await ReportChild.RunAsync(capture, GcTrigger, RequestSelection.TailDb, TimeSpan.FromMinutes(5));
 
         Assert.StartsWith($"{ReportChild.FailedPrefix}exit {(int)ExitCode.BadTrace}: error: ", verdict, StringComparison.Ordinal);
-        Assert.Empty(Directory.GetFiles(_directory, "garbage.*").Where(f => !f.EndsWith(".nettrace", StringComparison.Ordinal)));
+        Assert.Equal([capture], Directory.GetFiles(_directory, "garbage.*"));
     }
 
     [Fact]

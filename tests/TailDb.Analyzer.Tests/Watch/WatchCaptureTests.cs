@@ -45,7 +45,7 @@ public sealed class WatchCaptureTests
         var view = WatchTargets.ReadWithTraceEvent(capture.Path, "TailDb");
         var stop = Assert.Single(view.Requests, r => r.Name.EndsWith("Stop", StringComparison.Ordinal) && r.Payload.Contains($"valueBytes={expectedBytes}", StringComparison.Ordinal));
         // The session leaves TPL's activity ids off for TailDb (the store sets its own; this workload sets none): its Start by its key hash.
-        var keyHash = (long)(uint)(injected * 2654435761L);
+        var keyHash = (long)unchecked((uint)(injected * 2654435761L));
         var start = Assert.Single(view.Requests, r => r.Name.EndsWith("Start", StringComparison.Ordinal) && r.Payload.Contains($"keyHash={keyHash}", StringComparison.Ordinal));
         Assert.True(view.FirstMSec < start.MSec, $"the capture starts at {view.FirstMSec} ms, after the request's start {start.MSec} ms");
         Assert.True(view.LastMSec >= stop.MSec + 200, $"the capture ends at {view.LastMSec} ms, within the margin after the stop {stop.MSec} ms");

@@ -57,7 +57,7 @@ public sealed class WatchProcessTests
         Assert.Contains(watch.Lines.All, l => l.StartsWith("watch ended (stopped)", StringComparison.Ordinal));
         Assert.Contains(watch.Lines.All, l => l.StartsWith("watch process peak memory", StringComparison.Ordinal));
         Assert.Empty(Directory.GetFiles(captures, "*.partial"));
-        WatchCaptureTests.AssertSlowestReads(capture, Computers.RequestSelection.TailDb);
+        WatchCaptureTests.AssertSlowestReads(capture, TailDb.Analyzer.Computers.RequestSelection.TailDb);
         Directory.Delete(captures, recursive: true);
     }
 
