@@ -38,6 +38,10 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
         InjectionScore score = InjectionScore.Of(truth, report, clock);
         output.WriteLine(score.Describe());
         output.WriteLine(report.Verdict);
+        foreach (CauseRow cause in report.Causes.Where(c => c.Unit == "ms").Take(8))
+        {
+            output.WriteLine(FormattableString.Invariant($"  {cause.SlowShare,7:P1} of the slow set's time: {cause.Cause}"));
+        }
 
         Assert.True(score.SlowedPastThreshold > 0, "no injected request was slowed past the threshold: " + score.Describe());
         Assert.True(score.FoundShare >= 0.95, score.Describe());

@@ -19,7 +19,8 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// </summary>
 internal sealed record InjectionScore(
     int SlowedPastThreshold, int Found, int RightCause, int StrictRightCause, int SlowSet, int FalseBlame, int Unexplained, double ThresholdMs,
-    IReadOnlyDictionary<string, int> FirstCauses, IReadOnlyDictionary<string, int> FirstCausesByInjection)
+    IReadOnlyDictionary<string, int> FirstCauses, IReadOnlyDictionary<string, int> FirstCausesByInjection,
+    IReadOnlyDictionary<string, KindScore> ByKind)
 {
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
@@ -33,7 +34,7 @@ internal sealed record InjectionScore(
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"threshold {ThresholdMs:0.###} ms; slowed past it by an injection: {SlowedPastThreshold}; found {Found} ({FoundShare:P1}); " +
         $"right cause first {RightCause} ({RightCauseShare:P1}; {StrictRightCause} without looking through earlier requests); " +
-        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
+        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
 
     private static string Join(IReadOnlyDictionary<string, int> counts) =>
         string.Join(", ", counts.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"));
@@ -47,20 +48,26 @@ internal sealed record InjectionScore(
 
         int slowed = 0, found = 0, right = 0, strict = 0;
         var byInjection = new Dictionary<string, int>();
+        var byKind = new Dictionary<string, KindScore>();
         foreach (var request in truth.Requests.Where(r => r.ResponseMs >= threshold).GroupBy(r => r.Arrival))
         {
             slowed++;
+            var injected = request.Select(r => truth.Injections[r.Injection].Kind).ToHashSet();
+            string kinds = string.Join("+", injected.Order());
+            var kindScore = byKind.GetValueOrDefault(kinds) with { Slowed = byKind.GetValueOrDefault(kinds).Slowed + 1 };
+            byKind[kinds] = kindScore;
             if (Find(rows, arrivals, clock.RelativeMSec(request.Key)) is not { } row)
             {
                 continue;
             }
 
             found++;
-            var injected = request.Select(r => truth.Injections[r.Injection].Kind).ToHashSet();
-            string key = $"{string.Join("+", injected.Order())} -> {FirstCause(row, kindOf, lookThrough: true)?.Name ?? "(none)"}";
+            string key = $"{kinds} -> {FirstCause(row, kindOf, lookThrough: true)?.Name ?? "(none)"}";
             byInjection[key] = byInjection.GetValueOrDefault(key) + 1;
-            right += injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: true))) ? 1 : 0;
+            bool isRight = injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: true)));
+            right += isRight ? 1 : 0;
             strict += injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: false))) ? 1 : 0;
+            byKind[kinds] = kindScore with { Found = kindScore.Found + 1, RightCause = kindScore.RightCause + (isRight ? 1 : 0) };
         }
 
         var injectedKinds = truth.Injections.Select(i => i.Kind).ToHashSet();
@@ -80,7 +87,7 @@ internal sealed record InjectionScore(
             falseBlame += cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) ? 0 : 1;
         }
 
-        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, unexplained, threshold, firstCauses, byInjection);
+        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, unexplained, threshold, firstCauses, byInjection, byKind);
     }
 
     /// <summary>The cause each injection produces, as the analyzer names its kind.</summary>
@@ -123,3 +130,6 @@ internal sealed record InjectionScore(
         return null;
     }
 }
+
+/// <summary>One injection kind's (or a combination's) requests slowed past the threshold, found in the slow set, and with the right cause first.</summary>
+internal readonly record struct KindScore(int Slowed, int Found, int RightCause);
