@@ -164,8 +164,9 @@ public sealed class Injector : IDisposable
     // rents them: the burst's own time is then the GCs it triggers. Zeroing 64 MiB kept this thread
     // in cooperative mode for tens of milliseconds (longer while the OS had it preempted), and every
     // sampler tick meanwhile waited for it to reach a safe point: the requests it slowed were
-    // stalled mostly by the measurement (held-up ticks 200-370 ms per 6 bursts, 41% of the slow
-    // set's time), not by the GCs the injection stands for (5-13 ms, 2% with this).
+    // stalled mostly by the measurement, not by the GCs the injection stands for (alloc-burst alone,
+    // every second, load 23-29: ticks held up inside the bursts 200-370 ms per 6 bursts and
+    // measurement overhead 41-42% of the slow set's time; uninitialized 5-13 ms and 1.6-2.1%).
     private static void AllocateBurst(int megabytes)
     {
         const int Chunk = 64 * 1024;
