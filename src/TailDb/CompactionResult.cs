@@ -14,8 +14,10 @@ public sealed record CompactionResult(int SegmentsCompacted, long LiveRecords, l
 
     /// <summary>
     /// The writer-lock hold that sealed the active segment so compaction could take it: a segment
-    /// rotation (the seal written and fsynced, the next segment created, with Durability.Fsync
-    /// fsynced with its directory), bounded by the device's fsync time rather than by the store size.
+    /// rotation, which with Background upkeep is a 24-byte seal write and a swap to the file made
+    /// ahead of need (compaction makes it, and fsyncs the previous seal, before it takes the lock;
+    /// the new seal's fsync follows after the lock). With OnRequest upkeep, the first design: the
+    /// seal's fsync and the next file's creation too, bounded by the device's fsync time.
     /// </summary>
     public TimeSpan SealWriterLockHold { get; init; }
 

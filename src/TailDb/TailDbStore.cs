@@ -58,6 +58,9 @@ public sealed partial class TailDbStore : IDisposable
     /// <summary>This store's ActivitySource and Meter (tests filter their listeners by instance).</summary>
     internal TailDbTelemetry Telemetry => _telemetry;
 
+    /// <summary>Segment rotations that did slow work under the writer lock (see <see cref="SegmentWriter"/>); for tests.</summary>
+    internal int SlowRotations => _writer.SlowRotations;
+
     /// <summary>True once a write or fsync failed; every later write throws <see cref="TailDbFaultedException"/>.</summary>
     public bool IsFaulted => _fault.IsFaulted;
 
@@ -87,7 +90,9 @@ public sealed partial class TailDbStore : IDisposable
         {
             var keyDir = new KeyDir(options.ExpectedKeyCount);
             (SegmentSet segments, int lastNumber, RecoveryReport report) = Storage.Recovery.Run(device, directory, options, keyDir);
-            return new TailDbStore(options, directory, device, lockFile, keyDir, segments, lastNumber, report);
+            var store = new TailDbStore(options, directory, device, lockFile, keyDir, segments, lastNumber, report);
+            store._writer.StartPreparing();
+            return store;
         }
         catch
         {

@@ -15,6 +15,9 @@ public sealed class TestDirectory : IDisposable
 
     public string[] SegmentFiles() => [.. Directory.GetFiles(Path, "*.seg").Order(StringComparer.Ordinal)];
 
+    /// <summary>Segment files holding more than a header: while a store is open, not the spare it made ahead of its next rotation.</summary>
+    public string[] SegmentFilesWithRecords() => [.. SegmentFiles().Where(f => new FileInfo(f).Length > TailDb.Storage.RecordFormat.FileHeaderSize)];
+
     public void Dispose()
     {
         try

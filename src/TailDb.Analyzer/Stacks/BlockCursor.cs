@@ -26,6 +26,9 @@ internal ref struct BlockCursor
 
     public readonly int Remaining => _data.Length - _position;
 
+    /// <summary>What is left of the block, not consumed.</summary>
+    public readonly ReadOnlySpan<byte> Rest => _data[_position..];
+
     public readonly long FileOffset => _fileOffset + _position;
 
     public byte ReadByte()

@@ -2,6 +2,7 @@ using TailDb.Tracing.Recording;
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using System.Text;
+using TailDb.Analyzer.Traces;
 
 namespace TailDb.Analyzer.Stacks;
 
@@ -279,6 +280,11 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
 
         private void ReadMetadata(BlockCursor cursor)
         {
+            if (MetadataFieldCounts.Problem(cursor.Rest) is { } lie)
+            {
+                throw cursor.Corrupt($"it {lie}");
+            }
+
             var metadataId = cursor.ReadInt32();
             var provider = Encoding.Unicode.GetString(cursor.ReadUtf16Z());
             var eventId = cursor.ReadInt32();

@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Watch;
 
 namespace TailDb.Analyzer.Traces;
 
@@ -25,6 +26,10 @@ internal static class TraceStructure
                 {
                     stream.ReadTraceObjectFields();
                 }
+                else if (typeName == "MetadataBlock")
+                {
+                    CheckMetadata(stream.ReadBlock(typeName, out var offset), offset);
+                }
                 else
                 {
                     stream.ReadBlock(typeName, out _);
@@ -44,6 +49,19 @@ internal static class TraceStructure
         catch (TraceFormatException e)
         {
             throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {TracePass.OneLine(e)}", e);
+        }
+    }
+
+    /// <summary>Refuses a metadata record whose field counts cannot fit (TraceEvent would allocate what they claim).</summary>
+    private static void CheckMetadata(ReadOnlySpan<byte> block, long offset)
+    {
+        var events = new EventBlockReader(block);
+        while (events.MoveNext())
+        {
+            if (MetadataFieldCounts.Problem(events.Payload) is { } lie)
+            {
+                throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt metadata record in the MetadataBlock at byte {offset}: it {lie}");
+            }
         }
     }
 }

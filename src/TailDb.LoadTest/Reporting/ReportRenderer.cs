@@ -66,7 +66,7 @@ public static class ReportRenderer
             ClientCounts n = client.Counts;
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
                 $"client {report.Mode.Name} → {report.Target.Name}: {client.Options.Describe()}; queue p50 {Milliseconds(client.Queue.P50)} p99 {Milliseconds(client.Queue.P99)} ms; " +
-                $"{Counted.Of(n.PoolWaits, "pool wait")}, {Counted.Of(n.Timeouts, "timeout")}, {Counted.Of(n.Retries, "retry", "retries")}, {Counted.Of(n.Failures, "failure")}, {Counted.Of(n.ErrorReplies, "error reply", "error replies")}, {Counted.Of(n.LateReplies, "late reply", "late replies")}"));
+                $"{Counted.Of(n.PoolWaits, "pool wait")}, {Counted.Of(n.Timeouts, "timeout")}, {Counted.Of(n.Retries, "retry", "retries")}, {Counted.Of(n.Failures, "failure")}, {Counted.Of(n.ErrorReplies, "error reply", "error replies")}, {Counted.Of(n.LateReplies, "late reply", "late replies")}, {Counted.Of(n.Reconnects, "reconnect")} ({Counted.Of(n.LostInFlight, "request")} lost in flight)"));
         }
 
         foreach (ModeReport report in reports.Where(r => r.Result is { Backlog: > 0 }))

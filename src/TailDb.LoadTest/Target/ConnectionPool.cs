@@ -11,13 +11,22 @@ namespace TailDb.LoadTest.Target;
 /// A fixed pool of <see cref="ClientOptions.Connections"/> connections to one RESP server. A request
 /// takes a free pipeline slot on some connection, waiting (on a monitor, without allocating) when
 /// every slot is taken: the pool running dry shows as queue time. A monitor thread times requests
-/// out; a retry thread sends them again, after a backoff, on another connection.
+/// out and reopens lost connections (a server restart, a dropped socket), with a doubling backoff;
+/// a retry thread sends timed-out requests and those lost in flight again, on another connection.
+/// The pool is broken only when no connection has been alive for as long as a request may take.
 /// </summary>
 internal sealed class ConnectionPool : IDisposable
 {
     private static readonly double NanosecondsPerTick = 1e9 / Stopwatch.Frequency;
+    private const int FirstReconnectDelayMilliseconds = 50;
+    private const int MaxReconnectDelayMilliseconds = 1000;
 
     private readonly RespConnection[] _connections;
+    private readonly TargetAddress _target;
+    private readonly int _maxCommandBytes;
+    // Per connection slot, owned by the monitor thread: when to try reopening it, and the delay after that.
+    private readonly long[] _reconnectDue;
+    private readonly int[] _reconnectDelay;
     private readonly WorkloadPlan _plan;
     private readonly WorkloadOptions _workload;
     private readonly ClientOptions _options;
@@ -34,6 +43,8 @@ internal sealed class ConnectionPool : IDisposable
     private int _live;
     private long _outstanding;
     private string? _broken;
+    private string? _lastLoss;
+    private long _allLostSince;
     private string? _firstError;
     private long _timeouts;
     private long _retried;
@@ -41,9 +52,15 @@ internal sealed class ConnectionPool : IDisposable
     private long _errors;
     private long _lateReplies;
     private long _poolWaits;
+    private long _reconnects;
+    private long _lostInFlight;
 
-    private ConnectionPool(WorkloadPlan plan, WorkloadOptions workload, ClientOptions options, int connections)
+    private ConnectionPool(TargetAddress target, WorkloadPlan plan, WorkloadOptions workload, ClientOptions options, int connections)
     {
+        _target = target;
+        _maxCommandBytes = RespCommands.MaxLength(WorkloadOptions.KeyBytes, workload.MaxValueBytes);
+        _reconnectDue = new long[connections];
+        _reconnectDelay = new int[connections];
         _plan = plan;
         _workload = workload;
         _options = options;
@@ -57,9 +74,14 @@ internal sealed class ConnectionPool : IDisposable
     public ThreadRecorder FailureRecorder { get; } = new();
 
     /// <summary>Every recorder that holds this pool's latencies: one per connection and the failures'.</summary>
-    public IReadOnlyList<ThreadRecorder> Recorders => [.. _connections.Select(c => c.Recorder), FailureRecorder];
+    public IReadOnlyList<ThreadRecorder> Recorders => [.. _recorders, FailureRecorder];
 
-    public IEnumerable<LongHistogram> QueueHistograms => _connections.Select(c => c.Queue);
+    public IEnumerable<LongHistogram> QueueHistograms => _queues;
+
+    // A connection's recorder and queue histogram belong to its slot, not to one socket: a reopened
+    // connection records into the same ones, so nothing measured is lost with the old socket.
+    private ThreadRecorder[] _recorders = [];
+    private LongHistogram[] _queues = [];
 
     /// <summary>Why the pool cannot send any more (every connection lost); null while it can.</summary>
     public string? Broken => Volatile.Read(ref _broken);
@@ -70,19 +92,21 @@ internal sealed class ConnectionPool : IDisposable
 
     public ClientCounts Counts => new(
         Interlocked.Read(ref _timeouts), Interlocked.Read(ref _retried), Interlocked.Read(ref _failures),
-        Interlocked.Read(ref _errors), Interlocked.Read(ref _lateReplies), Interlocked.Read(ref _poolWaits));
+        Interlocked.Read(ref _errors), Interlocked.Read(ref _lateReplies), Interlocked.Read(ref _poolWaits),
+        Interlocked.Read(ref _reconnects), Interlocked.Read(ref _lostInFlight));
 
     /// <summary>Opens every connection; an unreachable server is one clear line (exit <see cref="ExitCode.TargetUnreachable"/>).</summary>
     public static ConnectionPool Open(TargetAddress target, WorkloadPlan plan, WorkloadOptions workload, ClientOptions options)
     {
-        var pool = new ConnectionPool(plan, workload, options, options.Connections);
-        int maxCommand = RespCommands.MaxLength(WorkloadOptions.KeyBytes, workload.MaxValueBytes);
+        var pool = new ConnectionPool(target, plan, workload, options, options.Connections);
+        pool._recorders = [.. Enumerable.Range(0, options.Connections).Select(_ => new ThreadRecorder())];
+        pool._queues = [.. Enumerable.Range(0, options.Connections).Select(_ => LatencyHistograms.Create())];
         try
         {
             for (int i = 0; i < options.Connections; i++)
             {
                 Socket socket = RespControl.Connect(target, options.TimeoutMilliseconds);
-                pool._connections[i] = new RespConnection(i, socket, pool, options.Pipeline, maxCommand);
+                pool._connections[i] = pool.NewConnection(i, socket);
             }
         }
         catch
@@ -153,10 +177,14 @@ internal sealed class ConnectionPool : IDisposable
 
     public void ClearRecorders()
     {
-        foreach (RespConnection connection in _connections)
+        foreach (ThreadRecorder recorder in _recorders)
         {
-            connection.Recorder.Clear();
-            connection.Queue.Reset();
+            recorder.Clear();
+        }
+
+        foreach (LongHistogram queue in _queues)
+        {
+            queue.Reset();
         }
 
         FailureRecorder.Clear();
@@ -170,6 +198,8 @@ internal sealed class ConnectionPool : IDisposable
         Interlocked.Exchange(ref _errors, 0);
         Interlocked.Exchange(ref _lateReplies, 0);
         Interlocked.Exchange(ref _poolWaits, 0);
+        Interlocked.Exchange(ref _reconnects, 0);
+        Interlocked.Exchange(ref _lostInFlight, 0);
     }
 
     // Called by a connection's reader when a slot frees: wake load threads waiting for one.
@@ -202,25 +232,38 @@ internal sealed class ConnectionPool : IDisposable
 
     internal void ConnectionLost(RespConnection connection, string reason)
     {
-        if (Interlocked.Decrement(ref _live) == 0 && !_stop.IsCancellationRequested)
+        Volatile.Write(ref _lastLoss, reason);
+        if (Interlocked.Decrement(ref _live) == 0)
         {
-            Interlocked.CompareExchange(ref _broken, $"every connection to the server was lost (the last: {reason})", null);
+            Interlocked.CompareExchange(ref _allLostSince, Stopwatch.GetTimestamp(), 0);
         }
 
         SlotFreed();
+    }
+
+    /// <summary>A request that was in flight on a connection when it was lost: sent again (as a retry) or failed.</summary>
+    internal void LostInFlight(in TargetRequest request, long sent, long now)
+    {
+        Interlocked.Increment(ref _lostInFlight);
+        Retry(request, now, avoid: -1, sent);
     }
 
     /// <summary>From <see cref="RespConnection.ScanTimeouts"/>: retry after a backoff, or count the request failed.</summary>
     internal void TimedOut(RespConnection connection, in TargetRequest request, long sent, long now)
     {
         Interlocked.Increment(ref _timeouts);
+        Retry(request, now, connection.Id, sent);
+    }
+
+    private void Retry(in TargetRequest request, long now, int avoid, long sent)
+    {
         if (request.Attempt < _options.Retries)
         {
             Interlocked.Increment(ref _retried);
             long due = now + (long)(ClientOptions.BackoffBefore(request.Attempt + 1) / 1000.0 * Stopwatch.Frequency);
             lock (_retryLock)
             {
-                _retries.Enqueue((request with { Attempt = request.Attempt + 1 }, due, connection.Id));
+                _retries.Enqueue((request with { Attempt = request.Attempt + 1 }, due, avoid));
             }
 
             _retrySignal.Release();
@@ -305,7 +348,7 @@ internal sealed class ConnectionPool : IDisposable
         bool mayUseAvoided = Volatile.Read(ref _live) <= 1;
         for (int i = 0; i < count; i++)
         {
-            RespConnection connection = _connections[(start + i) % count];
+            RespConnection connection = Volatile.Read(ref _connections[(start + i) % count]);
             if ((connection.Id != avoid || mayUseAvoided) && connection.TryReserve())
             {
                 return connection;
@@ -321,12 +364,69 @@ internal sealed class ConnectionPool : IDisposable
         while (!_stop.Token.WaitHandle.WaitOne(period))
         {
             long now = Stopwatch.GetTimestamp();
-            foreach (RespConnection connection in _connections)
+            for (int i = 0; i < _connections.Length; i++)
             {
+                RespConnection connection = _connections[i];
                 connection.ScanTimeouts(now, _timeoutTicks);
+                if (connection.Dead && now >= _reconnectDue[i])
+                {
+                    Reopen(i, connection, now);
+                }
             }
+
+            GiveUpWhenLostTooLong(now);
         }
     }
+
+    /// <summary>
+    /// Reopens a lost connection in its slot. Requests still in flight on the old socket will get no
+    /// reply: they are sent again now rather than at their timeout. A refused connect waits a doubling
+    /// delay (50 ms up to 1 s) before the next try; the monitor thread alone touches the slot's timers.
+    /// </summary>
+    private void Reopen(int slot, RespConnection lost, long now)
+    {
+        lost.AbandonInFlight(now);
+        Socket socket;
+        try
+        {
+            socket = RespControl.Connect(_target, Math.Min(_options.TimeoutMilliseconds, MaxReconnectDelayMilliseconds));
+        }
+        catch (LoadTestException)
+        {
+            _reconnectDelay[slot] = Math.Clamp(_reconnectDelay[slot] * 2, FirstReconnectDelayMilliseconds, MaxReconnectDelayMilliseconds);
+            _reconnectDue[slot] = Stopwatch.GetTimestamp() + (_reconnectDelay[slot] * Stopwatch.Frequency / 1000);
+            return;
+        }
+
+        // The old reader must have ended before the new one records into the slot's recorder (one writer).
+        lost.Dispose();
+        RespConnection fresh = NewConnection(slot, socket);
+        fresh.StartReading();
+        Volatile.Write(ref _connections[slot], fresh);
+        _reconnectDelay[slot] = 0;
+        Interlocked.Increment(ref _reconnects);
+        if (Interlocked.Increment(ref _live) == 1)
+        {
+            Interlocked.Exchange(ref _allLostSince, 0);
+        }
+
+        SlotFreed();
+    }
+
+    /// <summary>Broken once no connection has been alive for as long as one request may take (every timeout and backoff).</summary>
+    private void GiveUpWhenLostTooLong(long now)
+    {
+        long since = Interlocked.Read(ref _allLostSince);
+        if (since != 0 && !_stop.IsCancellationRequested && now - since > DrainLimit().TotalSeconds * Stopwatch.Frequency)
+        {
+            Interlocked.CompareExchange(ref _broken,
+                $"every connection to the server was lost and none could be reopened for {(now - since) / (double)Stopwatch.Frequency:0.0} s (the last loss: {Volatile.Read(ref _lastLoss)})", null);
+            SlotFreed();
+        }
+    }
+
+    private RespConnection NewConnection(int slot, Socket socket) =>
+        new(slot, socket, this, _options.Pipeline, _maxCommandBytes, _recorders[slot], _queues[slot]);
 
     private void RetryLoop()
     {
@@ -359,12 +459,13 @@ internal sealed class ConnectionPool : IDisposable
     {
         _stop.Cancel();
         SlotFreed();
+        // The monitor first: it may be reopening a connection into the array.
+        _monitor.Join(TimeSpan.FromSeconds(5));
         foreach (RespConnection connection in _connections)
         {
             connection.Dispose();
         }
 
-        _monitor.Join(TimeSpan.FromSeconds(5));
         _retrier.Join(TimeSpan.FromSeconds(5));
         _stop.Dispose();
         _retrySignal.Dispose();
@@ -380,4 +481,6 @@ internal sealed class ConnectionPool : IDisposable
 
 /// <summary>What the client went through in one phase.</summary>
 /// <param name="PoolWaits">Requests that found every connection's pipeline full and waited for a slot.</param>
-public sealed record ClientCounts(long Timeouts, long Retries, long Failures, long ErrorReplies, long LateReplies, long PoolWaits);
+/// <param name="Reconnects">Lost connections reopened.</param>
+/// <param name="LostInFlight">Requests in flight on a connection when it was lost (each sent again, or failed when out of retries).</param>
+public sealed record ClientCounts(long Timeouts, long Retries, long Failures, long ErrorReplies, long LateReplies, long PoolWaits, long Reconnects = 0, long LostInFlight = 0);

@@ -40,9 +40,11 @@ internal sealed class RespConnection : IDisposable
     private int _lost;
     private volatile bool _dead;
 
-    public RespConnection(int id, Socket socket, ConnectionPool pool, int pipeline, int maxCommandBytes)
+    public RespConnection(int id, Socket socket, ConnectionPool pool, int pipeline, int maxCommandBytes, ThreadRecorder recorder, LongHistogram queue)
     {
         Id = id;
+        Recorder = recorder;
+        Queue = queue;
         _socket = socket;
         _pool = pool;
         _capacity = pipeline;
@@ -56,11 +58,12 @@ internal sealed class RespConnection : IDisposable
 
     public bool Dead => _dead;
 
-    /// <summary>Latency of the requests this connection answered: from the intended start (corrected) and from the answered attempt's send.</summary>
-    public ThreadRecorder Recorder { get; } = new();
+    /// <summary>Latency of the requests this connection answered: from the intended start (corrected) and from the answered attempt's send.
+    /// Its pool slot's: a connection reopened in the slot records into the same one, after this one's reader has ended.</summary>
+    public ThreadRecorder Recorder { get; }
 
     /// <summary>Per answered request: intended start to the send of the attempt that was answered (pool waits, backlog, retries).</summary>
-    public LongHistogram Queue { get; } = LatencyHistograms.Create();
+    public LongHistogram Queue { get; }
 
     public void StartReading() => _reader.Start();
 
@@ -144,6 +147,22 @@ internal sealed class RespConnection : IDisposable
                     && Interlocked.CompareExchange(ref slot.State, Abandoned, Pending) == Pending)
                 {
                     _pool.TimedOut(this, slot.Request, slot.Sent, now);
+                }
+            }
+        }
+    }
+
+    /// <summary>Hands every request still in flight on this (lost) connection back to the pool, once each.</summary>
+    public void AbandonInFlight(long now)
+    {
+        lock (_sendLock)
+        {
+            for (long i = Volatile.Read(ref _head); i < _tail; i++)
+            {
+                ref Slot slot = ref _ring[i & _mask];
+                if (Interlocked.CompareExchange(ref slot.State, Abandoned, Pending) == Pending)
+                {
+                    _pool.LostInFlight(slot.Request, slot.Sent, now);
                 }
             }
         }

@@ -19,6 +19,9 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     /// </summary>
     public const int RepointBatch = 1024;
 
+    /// <summary>Preparations before sealing that a writer's own rotation may use up before compaction falls back to a slow rotation.</summary>
+    private const int MaxSealAttempts = 3;
+
     /// <summary>Step in which a superseded input is cut down before it is unlinked.</summary>
     internal const int DeleteChunkBytes = 1 << 20;
 
@@ -38,15 +41,32 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     {
         List<Segment> inputs;
         long sealHold;
-        lock (writer.WriteLock)
+
+        // The pending seal's fsync and the spare, made here on compaction's thread, so that sealing
+        // the active segment under the lock is a handle swap; a writer's rotation in between can
+        // undo that (it made the spare active), so look again under the lock, a few times at most.
+        for (int attempt = 1; ; attempt++)
         {
-            long sealing = Stopwatch.GetTimestamp();
-            fault.ThrowIfFaulted();
-            writer.SealActiveLocked();
-            Segment active = writer.Active;
-            inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
-            sealHold = Stopwatch.GetTimestamp() - sealing;
+            writer.Prepare();
+            lock (writer.WriteLock)
+            {
+                if (!writer.RotationIsSwapLocked() && attempt < MaxSealAttempts)
+                {
+                    continue;
+                }
+
+                long sealing = Stopwatch.GetTimestamp();
+                fault.ThrowIfFaulted();
+                writer.SealActiveLocked();
+                Segment active = writer.Active;
+                inputs = writer.Segments.Ordered.Where(s => s != active).ToList();
+                sealHold = Stopwatch.GetTimestamp() - sealing;
+                break;
+            }
         }
+
+        // The seal's fsync and the next spare, off the lock, before anything reads the inputs.
+        writer.Prepare();
 
         // Nothing to reclaim: no sealed segment, or only an earlier compaction's output untouched since.
         if (inputs.Count == 0 || (inputs.Count == 1 && inputs[0].Generation > 0 && inputs[0].DeadBytes == 0))

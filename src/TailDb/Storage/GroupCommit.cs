@@ -83,7 +83,7 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
     /// <summary>Fsyncs everything appended so far; its events nest in <paramref name="request"/> (the leader's).</summary>
     private void Flush(Guid request)
     {
-        (IStorageFile file, long target) = writer.FlushTarget();
+        (Segment? sealing, IStorageFile file, long target) = writer.FlushTarget();
         long durable;
         lock (_gate)
         {
@@ -97,6 +97,12 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
         Exception? error = null;
         try
         {
+            // The records before the last rotation, and its seal, are durable before any after it.
+            if (sealing is not null)
+            {
+                writer.CompleteSeal(sealing);
+            }
+
             file.Flush();
         }
 #pragma warning disable CA1031 // any failure of fsync faults the store; the waiters see TailDbFaultedException

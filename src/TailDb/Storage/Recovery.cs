@@ -8,9 +8,14 @@ namespace TailDb.Storage;
 /// directory from hint files where they are intact and by scanning segments otherwise.
 /// Damage policy (never return a wrong value):
 /// - newest segment, nothing intact after the damage: a torn tail; cut it off (TailTruncated);
+/// - the segment before the newest without its seal (or torn as above): a rotation's seal fsync,
+///   which runs after the writer lock is released, was cut short, so nothing after it was
+///   acknowledged as durable; cut the tail there and the newest segment whole (TailTruncated);
 /// - header intact but value damaged: the key is known; it reads as Corrupt (CorruptRecord);
 /// - header damaged with intact records after it, or in an older segment: the lost record's key
 ///   is unknown, so an older value of it could resurface; refuse to open, naming file and offset.
+/// Files after the newest records that hold only a header (spares made ahead of need) are deleted,
+/// except one kept as the active segment when the newest records end sealed.
 /// </summary>
 internal sealed class Recovery
 {
@@ -90,20 +95,7 @@ internal sealed class Recovery
         var opened = new List<Segment>();
         try
         {
-            for (int i = 0; i < live.Count; i++)
-            {
-                opened.Add(OpenSegment(live[i].Id, live[i].Generation, isNewest: i == live.Count - 1));
-            }
-
-            if (opened.Count == 0)
-            {
-                if (!Writable)
-                {
-                    throw new TailDbCorruptionException($"The directory '{_directory}' holds no TailDb segment files to open read-only.");
-                }
-
-                opened.Add(SegmentWriter.CreateSegment(_device, _directory, 1, 0, ++_lastNumber, durable: true));
-            }
+            OpenLog(live, opened);
         }
         catch
         {
@@ -118,7 +110,109 @@ internal sealed class Recovery
         return SegmentSet.Empty.With(opened, []);
     }
 
-    private Segment OpenSegment(int id, int generation, bool isNewest)
+    /// <summary>
+    /// Opens the live files in replay order into <paramref name="opened"/>. The files after the
+    /// newest one holding records hold at most a header: a spare the writer made ahead of need, or
+    /// an active segment nothing was written to. The first of them stays, as the active segment,
+    /// if the newest records end sealed; the others are deleted (writing goes on in an unsealed
+    /// newest segment, as before spares existed).
+    /// </summary>
+    private void OpenLog(List<(int Id, int Generation)> live, List<Segment> opened)
+    {
+        int newest = live.FindLastIndex(f => FileLength(f) > RecordFormat.FileHeaderSize);
+
+        // A rotation fsyncs the segment it sealed after releasing the writer lock, so a power loss
+        // can leave the segment before the newest without its seal; nothing written after it was
+        // then acknowledged as durable (a group-commit leader fsyncs it first), so the log ends there.
+        bool sealLost = false;
+        bool newestSealed = true;
+        int end = newest + 1;
+        for (int i = 0; i <= newest; i++)
+        {
+            (int id, int generation) = live[i];
+            if (i == newest && sealLost)
+            {
+                DropWrittenAfterALostSeal(id, generation);
+                end = newest;
+                break;
+            }
+
+            bool sealingBeforeNewest = i == newest - 1 && generation == 0 && live[newest].Generation == 0;
+            (Segment segment, bool isSealed) = OpenSegment(id, generation, mayEndTheLog: i == newest || sealingBeforeNewest);
+            opened.Add(segment);
+
+            newestSealed = isSealed;
+            sealLost = sealingBeforeNewest && !isSealed;
+        }
+
+        if (Writable)
+        {
+            // A process killed while a seal's fsync was pending left that segment in the page cache
+            // only, and group commits from now on fsync only newer files: make the newest two durable.
+            foreach (Segment segment in opened.TakeLast(2).Where(s => s.Generation == 0))
+            {
+                segment.File.Flush();
+            }
+        }
+
+        if ((opened.Count == 0 || newestSealed) && !sealLost && end < live.Count)
+        {
+            opened.Add(OpenSegment(live[end].Id, live[end].Generation, mayEndTheLog: true).Segment);
+            end++;
+        }
+
+        DeleteFrom(live, end, cutWhole: sealLost ? 1 : 0);
+        if (opened.Count == 0)
+        {
+            if (!Writable)
+            {
+                throw new TailDbCorruptionException($"The directory '{_directory}' holds no TailDb segment files to open read-only.");
+            }
+
+            opened.Add(SegmentWriter.CreateSegment(_device, _directory, 1, 0, ++_lastNumber, durable: true));
+        }
+    }
+
+    private long FileLength((int Id, int Generation) file) => new FileInfo(Path.Combine(_directory, Segment.FileName(file.Id, file.Generation))).Length;
+
+    /// <summary>The newest segment, written after a segment whose seal a power loss took: cut whole (none of its records was acknowledged as durable).</summary>
+    private void DropWrittenAfterALostSeal(int id, int generation)
+    {
+        long dropped = FileLength((id, generation)) - RecordFormat.FileHeaderSize;
+        _truncations.Add(new TailTruncation(id, RecordFormat.FileHeaderSize, dropped, "written after a segment whose seal a crash cut short"));
+        if (TailDbEventSource.Log.StorageEnabled())
+        {
+            TailDbEventSource.Log.TailTruncated(id, RecordFormat.FileHeaderSize, dropped);
+        }
+    }
+
+    /// <summary>
+    /// Deletes the files from <paramref name="first"/> on, then makes that durable: header-only
+    /// files, counted as leftovers, and <paramref name="cutWhole"/> (0 or 1) segment cut whole,
+    /// reported as a truncation instead.
+    /// </summary>
+    private void DeleteFrom(List<(int Id, int Generation)> live, int first, int cutWhole)
+    {
+        if (!Writable || first >= live.Count)
+        {
+            return;
+        }
+
+        _leftovers += live.Count - first - cutWhole;
+        for (int i = first; i < live.Count; i++)
+        {
+            _device.Delete(Path.Combine(_directory, Segment.FileName(live[i].Id, live[i].Generation)));
+        }
+
+        _device.FlushDirectory(_directory);
+    }
+
+    /// <summary>
+    /// Opens and loads one segment. <paramref name="mayEndTheLog"/>: the newest segment, or the one
+    /// sealed just before it, where a crash may have cut records (and the seal) off the end.
+    /// Returns whether the segment ends with its seal.
+    /// </summary>
+    private (Segment Segment, bool Sealed) OpenSegment(int id, int generation, bool mayEndTheLog)
     {
         string path = Path.Combine(_directory, Segment.FileName(id, generation));
         IStorageFile file = _device.Open(path, FileMode.Open, Writable);
@@ -126,20 +220,23 @@ internal sealed class Recovery
         {
             var segment = new Segment(++_lastNumber, id, generation, file, file.Length);
             _scanned = _scanned.With([segment], []);
-            if (!CheckFileHeader(segment, isNewest))
+            if (!CheckFileHeader(segment, mayEndTheLog))
             {
-                return segment;
+                return (segment, false);
             }
 
             string hintPath = Path.Combine(_directory, Segment.HintFileName(id, generation));
             if (File.Exists(hintPath) && TryLoadHint(segment, hintPath))
             {
+                // A hint is written only for a compacted segment, which always ends sealed.
                 _hintsUsed++;
-                return segment;
+                segment.SealDurable = true;
+                return (segment, true);
             }
 
-            Scan(segment, isNewest);
-            return segment;
+            bool isSealed = Scan(segment, mayEndTheLog);
+            segment.SealDurable = isSealed;
+            return (segment, isSealed);
         }
         catch
         {
@@ -226,7 +323,8 @@ internal sealed class Recovery
         return ok;
     }
 
-    private void Scan(Segment segment, bool isNewest)
+    /// <summary>Replays the segment's records; returns whether it ends with its seal (only a segment that may end the log can end otherwise).</summary>
+    private bool Scan(Segment segment, bool isNewest)
     {
         var scanner = new SegmentScanner(segment.File, segment.Length, _options.MaxValueBytes);
         long offset = RecordFormat.FileHeaderSize;
@@ -245,7 +343,7 @@ internal sealed class Recovery
                             "records at its end are missing, so the store refuses to open rather than risk returning overwritten values.");
                     }
 
-                    return;
+                    return sealedAtEnd;
 
                 case ScanOutcome.Seal:
                     // A seal only counts at the very end of a sealed segment; elsewhere it is a no-op
@@ -276,7 +374,7 @@ internal sealed class Recovery
                     if (isNewest && lastInFile)
                     {
                         Truncate(segment, offset, record.Damage!);
-                        return;
+                        return false;
                     }
 
                     _keyDir.Set(record.Key, RecordLocation.Corrupt(segment.Number, offset, record.Key.Length), out RecordLocation superseded);
@@ -295,7 +393,7 @@ internal sealed class Recovery
                     if (isNewest && !scanner.AnyIntactRecordAfter(offset))
                     {
                         Truncate(segment, offset, record.Damage!);
-                        return;
+                        return false;
                     }
 
                     if (TailDbEventSource.Log.StorageEnabled())

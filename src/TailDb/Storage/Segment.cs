@@ -41,6 +41,19 @@ internal sealed class Segment : IDisposable
 
     public void AddDead(long bytes) => Interlocked.Add(ref _deadBytes, bytes);
 
+    private volatile bool _sealDurable;
+
+    /// <summary>
+    /// Set once an fsync that began after the seal was written has returned: the segment, seal
+    /// included, is on stable storage. Rotation writes the seal under the writer lock and leaves
+    /// the fsync to whoever comes first off the lock (<see cref="SegmentWriter.CompleteSeal(Segment)"/>).
+    /// </summary>
+    public bool SealDurable
+    {
+        get => _sealDurable;
+        set => _sealDurable = value;
+    }
+
     public static string FileName(int id, int generation) =>
         string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{Extension}");
 

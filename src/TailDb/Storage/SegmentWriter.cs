@@ -6,6 +6,28 @@ namespace TailDb.Storage;
 /// Appends records to the active segment and rotates it by size. Appends are serialised by
 /// <see cref="WriteLock"/>, which callers hold while they also update the key directory and the
 /// cache, so the index changes in exactly the order the log does.
+/// <para>
+/// <b>Work under the writer lock.</b> An append is one positional write of the record (into the
+/// page cache). A rotation is one 24-byte write of the seal, taking the next segment file made
+/// ahead of need (the spare), and publishing a new segment set (O(open segments): a copy of a
+/// list of tens). Everything that waits for the device is done off the lock, with Background
+/// upkeep: the <see cref="SegmentPreparer"/> thread fsyncs the segment just sealed and creates
+/// the next spare (file, header and, with <see cref="Durability.Fsync"/>, its fsync and the
+/// directory's). Two cases put slow work back under the lock, both counted in
+/// <see cref="SlowRotations"/>: a rotation that finds the previous seal's fsync not yet done (a
+/// segment filled within one fsync) completes it first, and one that finds no spare (a segment
+/// filled before the preparer made one) creates the file itself; each is the whole cost of the
+/// first design, no more. <see cref="UpkeepMode.OnRequest"/> keeps that first design: every
+/// rotation seals, fsyncs and creates under the lock.
+/// </para>
+/// <para>
+/// <b>Durability stays exact.</b> At most one sealed segment is waiting for its fsync
+/// (<see cref="FlushTarget"/> hands it to a group-commit leader, which fsyncs it before the active
+/// segment), so an acknowledged Fsync-mode write in a segment is never durable before every
+/// segment before it is, seal included. A power loss can therefore leave the sealed segment
+/// without its seal only if nothing written after it was acknowledged as durable; recovery then
+/// ends the log there (<see cref="Recovery"/>).
+/// </para>
 /// </summary>
 internal sealed class SegmentWriter : IDisposable
 {
@@ -14,10 +36,23 @@ internal sealed class SegmentWriter : IDisposable
     private readonly long _segmentMaxBytes;
     private readonly bool _fsync;
     private readonly StoreFault _fault;
+
+    // Spare and seal made off the lock (Background upkeep on a writable store); else the first design.
+    private readonly bool _ahead;
+
+    // Guards _spare and the choice of the spare's id (the active's id + 1). Lock order: WriteLock, then this.
+    private readonly Lock _spareLock = new();
     private SegmentSet _segments;
     private Segment _active;
+    private Segment? _spare;
+
+    // The segment the last rotation sealed, until an fsync made it durable; set under WriteLock.
+    private Segment? _sealing;
+    private SegmentPreparer? _preparer;
+    private bool _closed;
     private long _sequence;
     private int _lastNumber;
+    private int _slowRotations;
 
     public SegmentWriter(IStorageDevice device, string directory, TailDbOptions options, StoreFault fault, SegmentSet segments, int lastNumber)
     {
@@ -29,6 +64,7 @@ internal sealed class SegmentWriter : IDisposable
         _segments = segments;
         _lastNumber = lastNumber;
         _active = segments.Ordered[^1];
+        _ahead = !options.ReadOnly && options.Upkeep == UpkeepMode.Background;
     }
 
     public Lock WriteLock { get; } = new();
@@ -40,6 +76,22 @@ internal sealed class SegmentWriter : IDisposable
 
     /// <summary>Count of records appended (under <see cref="WriteLock"/>).</summary>
     public long Sequence => _sequence;
+
+    /// <summary>Rotations that did slow work under the lock because the preparer had not finished (see the class comment).</summary>
+    public int SlowRotations => Volatile.Read(ref _slowRotations);
+
+    /// <summary>
+    /// Makes the first spare (so the first rotation is a swap too) and starts the preparer thread;
+    /// called once by open. Does nothing for a read-only store or with OnRequest upkeep.
+    /// </summary>
+    public void StartPreparing()
+    {
+        if (_ahead)
+        {
+            PrepareInBackground();
+            _preparer = new SegmentPreparer(PrepareInBackground);
+        }
+    }
 
     /// <summary>A fresh in-process segment number; the key directory packs it in 24 bits, so a process opens at most 16.7M segments.</summary>
     public int NextNumber()
@@ -76,13 +128,92 @@ internal sealed class SegmentWriter : IDisposable
         return new RecordLocation(_active.Number, offset, keyLength, valueLength);
     }
 
-    /// <summary>What a group-commit leader must fsync to make every append so far durable.</summary>
-    public (IStorageFile File, long Sequence) FlushTarget()
+    /// <summary>
+    /// What a group-commit leader must fsync to make every append so far durable: the segment
+    /// sealed by the last rotation if its fsync is still pending (first: see
+    /// <see cref="CompleteSeal(Segment)"/>), then the active segment.
+    /// </summary>
+    public (Segment? Sealing, IStorageFile File, long Sequence) FlushTarget()
     {
         lock (WriteLock)
         {
-            return (_active.File, _sequence);
+            return (_sealing, _active.File, _sequence);
         }
+    }
+
+    /// <summary>
+    /// Off the writer lock: the fsync of the segment sealed last, if still pending, then the next
+    /// spare, if there is none. Compaction calls it before it seals (so its rotation is a swap)
+    /// and after. Throws <see cref="TailDbFaultedException"/> if the fsync fails (the store is
+    /// then faulted); a spare that cannot be made is left to the next rotation to make or fail.
+    /// </summary>
+    public void Prepare()
+    {
+        if (!_ahead)
+        {
+            return;
+        }
+
+        if (Volatile.Read(ref _sealing) is { } sealing)
+        {
+            CompleteSeal(sealing);
+        }
+
+        try
+        {
+            EnsureSpare();
+        }
+#pragma warning disable CA1031 // upkeep: a rotation that finds no spare makes one, and faults the store if it cannot
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    /// <summary>The preparer thread's run: <see cref="Prepare"/>, with a failed fsync left as the store's fault (writers see it).</summary>
+    public void PrepareInBackground()
+    {
+        try
+        {
+            Prepare();
+        }
+        catch (TailDbFaultedException)
+        {
+        }
+    }
+
+    /// <summary>
+    /// Makes <paramref name="segment"/>, sealed by a rotation, durable unless an fsync already has:
+    /// called by the preparer, a group-commit leader that needs it, compaction, or a rotation that
+    /// finds it still pending. Two of them may fsync at once; either makes it durable.
+    /// </summary>
+    public void CompleteSeal(Segment segment)
+    {
+        if (segment.SealDurable)
+        {
+            return;
+        }
+
+        try
+        {
+            segment.File.Flush();
+        }
+#pragma warning disable CA1031 // a failed fsync faults the store whatever its type
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            // Another caller's fsync made it durable meanwhile (and compaction may even have closed
+            // the file since): this one's failure changes nothing.
+            if (segment.SealDurable)
+            {
+                return;
+            }
+
+            throw _fault.Fault($"fsync of the sealed segment '{segment.File.Path}'", e);
+        }
+
+        segment.SealDurable = true;
+        Interlocked.CompareExchange(ref _sealing, null, segment);
     }
 
     /// <summary>Seals the active segment if it holds records, so compaction can take it; caller holds the lock.</summary>
@@ -99,27 +230,126 @@ internal sealed class SegmentWriter : IDisposable
     public void PublishLocked(IEnumerable<Segment> added, IEnumerable<Segment> removed) =>
         Volatile.Write(ref _segments, _segments.With(added, removed));
 
+    /// <summary>Whether a rotation now would be a handle swap (no seal fsync pending, a spare ready); caller holds the lock.</summary>
+    public bool RotationIsSwapLocked()
+    {
+        if (!_ahead)
+        {
+            return true;
+        }
+
+        // Never wait here: the preparer holds this lock while it makes a spare.
+        if (!_spareLock.TryEnter())
+        {
+            return false;
+        }
+
+        try
+        {
+            return _sealing is null or { SealDurable: true } && _spare is not null;
+        }
+        finally
+        {
+            _spareLock.Exit();
+        }
+    }
+
     private void RotateLocked()
     {
         try
         {
-            // Seal and fsync the full segment in both durability modes: a sealed segment must end
-            // with its seal (recovery checks), and a group-commit leader only fsyncs the active one.
-            Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
-            RecordFormat.WriteSeal(seal, _active.Length);
-            _active.File.Write(seal, _active.Length);
-            _active.Length += seal.Length;
-            _active.File.Flush();
+            if (!_ahead)
+            {
+                RotateInlineLocked();
+                return;
+            }
 
-            Segment next = CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
-            PublishLocked([next], []);
-            _active = next;
+            Segment sealedSegment = _active;
+            bool slow = false;
+            if (_sealing is { SealDurable: false } pending)
+            {
+                // The segment before filled within one fsync: keep at most one seal pending.
+                slow = true;
+                CompleteSeal(pending);
+            }
+
+            WriteSeal(sealedSegment);
+
+            // Held by the preparer only while it makes the spare: waiting for it is the slow case too.
+            if (!_spareLock.TryEnter())
+            {
+                slow = true;
+                _spareLock.Enter();
+            }
+
+            try
+            {
+                Segment? next = _spare;
+                _spare = null;
+                if (next is null)
+                {
+                    slow = true;
+                    next = CreateSegment(_device, _directory, sealedSegment.Id + 1, 0, NextNumber(), _fsync);
+                }
+
+                PublishLocked([next], []);
+                _active = next;
+                Volatile.Write(ref _sealing, sealedSegment);
+            }
+            finally
+            {
+                _spareLock.Exit();
+            }
+
+            if (slow)
+            {
+                _slowRotations++;
+            }
+
+            _preparer?.Wake();
         }
 #pragma warning disable CA1031 // see AppendLocked
         catch (Exception e) when (e is not TailDbException)
 #pragma warning restore CA1031
         {
             throw _fault.Fault($"rotation of '{_active.File.Path}'", e);
+        }
+    }
+
+    /// <summary>The first design (OnRequest upkeep): seal, fsync and create the next file, all under the lock.</summary>
+    private void RotateInlineLocked()
+    {
+        // Seal and fsync the full segment in both durability modes: a sealed segment must end
+        // with its seal (recovery checks), and a group-commit leader only fsyncs the active one.
+        WriteSeal(_active);
+        _active.File.Flush();
+        _active.SealDurable = true;
+
+        Segment next = CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
+        PublishLocked([next], []);
+        _active = next;
+    }
+
+    private static void WriteSeal(Segment segment)
+    {
+        Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
+        RecordFormat.WriteSeal(seal, segment.Length);
+        segment.File.Write(seal, segment.Length);
+        segment.Length += seal.Length;
+    }
+
+    /// <summary>Creates the spare if there is none: the file after the active one, header written (and fsynced with its directory entry under Fsync).</summary>
+    private void EnsureSpare()
+    {
+        lock (_spareLock)
+        {
+            if (_spare is not null || _closed)
+            {
+                return;
+            }
+
+            // The active segment cannot change meanwhile: a rotation takes this lock to swap.
+            _spare = CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
         }
     }
 
@@ -140,6 +370,7 @@ internal sealed class SegmentWriter : IDisposable
         catch
         {
             file.Dispose();
+            DeleteQuietly(device, path);
             throw;
         }
 
@@ -153,11 +384,52 @@ internal sealed class SegmentWriter : IDisposable
         file.Write(header, 0);
     }
 
+    /// <summary>
+    /// Closes the files; the caller holds the writer lock. Stops the preparer first, completes a
+    /// pending seal (a closed store's sealed segments are durable, as in the first design) and
+    /// deletes the spare, so a closed directory holds only the log.
+    /// </summary>
     public void Dispose()
     {
+        _preparer?.Dispose();
+        if (_sealing is { } pending && !_fault.IsFaulted)
+        {
+            try
+            {
+                CompleteSeal(pending);
+            }
+            catch (TailDbFaultedException)
+            {
+                // Reported as the store's fault; the next open finds the seal or ends the log before it.
+            }
+        }
+
+        lock (_spareLock)
+        {
+            _closed = true;
+            if (_spare is { } spare)
+            {
+                spare.Dispose();
+                DeleteQuietly(_device, spare.File.Path);
+                _spare = null;
+            }
+        }
+
         foreach (Segment segment in _segments.Ordered)
         {
             segment.Dispose();
+        }
+    }
+
+    private static void DeleteQuietly(IStorageDevice device, string path)
+    {
+        try
+        {
+            device.Delete(path);
+        }
+        catch (IOException)
+        {
+            // A header-only file left behind is a spare to the next open, which deletes it.
         }
     }
 }

@@ -7,7 +7,8 @@ namespace TailDb.LoadTest.Tests.Target;
 /// <summary>
 /// A RESP server whose misbehaviour a test chooses: <paramref name="reply"/> gets the connection's
 /// index (in accept order, from 0) and the command's name, and returns the reply's bytes as text,
-/// or null to stay silent. Understands arrays of bulk strings, which is all the load test sends.
+/// null to stay silent, or <see cref="Close"/> to close the connection without a reply. Understands
+/// arrays of bulk strings, which is all the load test sends.
 /// </summary>
 internal sealed class FakeRespServer : IDisposable
 {
@@ -23,7 +24,13 @@ internal sealed class FakeRespServer : IDisposable
         new Thread(AcceptLoop) { IsBackground = true, Name = "fake-resp-accept" }.Start();
     }
 
+    /// <summary>The reply that closes the connection instead (a server restart, as the client sees it).</summary>
+    public const string Close = "\0close";
+
     public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
+
+    /// <summary>Connections accepted so far.</summary>
+    public int Accepted => Volatile.Read(ref _accepted);
 
     /// <summary>What a well-behaved server would answer.</summary>
     public static string? Normal(string command) => command switch
@@ -35,6 +42,9 @@ internal sealed class FakeRespServer : IDisposable
         "INFO" => "$0\r\n\r\n",
         _ => "-ERR unknown command\r\n",
     };
+
+    /// <summary>Refuses new connections from now on (a server that went away and did not come back).</summary>
+    public void StopAccepting() => _listener.Stop();
 
     public void Dispose()
     {
@@ -91,7 +101,14 @@ internal sealed class FakeRespServer : IDisposable
                 pending.AddRange(buffer.AsSpan(0, n));
                 while (TryTakeCommand(pending, out string? command))
                 {
-                    if (_reply(index, command!) is { } reply)
+                    string? reply = _reply(index, command!);
+                    if (reply == Close)
+                    {
+                        client.Dispose();
+                        return;
+                    }
+
+                    if (reply is not null)
                     {
                         client.Send(Encoding.ASCII.GetBytes(reply));
                     }

@@ -91,7 +91,7 @@ public sealed class RecoveryTests : IDisposable
     {
         Write(10);
         using var store = TailDbStore.Open(Options());
-        string segment = _dir.SegmentFiles().Last();
+        string segment = _dir.SegmentFilesWithRecords().Last();
         using (var file = new FileStream(segment, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite))
         {
             byte[] bytes = new byte[file.Length];
@@ -159,6 +159,107 @@ public sealed class RecoveryTests : IDisposable
         Assert.True(reopened.Recovery.LeftoverFilesRemoved >= inputs.Length);
         Assert.Null(reopened.Get("k0"));
         Assert.Equal("value-39", Encoding.UTF8.GetString(reopened.Get("k39")!));
+    }
+
+    [Fact]
+    public void ASpareSegmentLeftByACrashIsDeletedAndWritingGoesOnInTheNewestSegment()
+    {
+        Write(10);
+
+        // What a crash leaves beside the log: the next segment file, made ahead of need, header only.
+        string spare = Path.Combine(_dir.Path, "00000002-0000.seg");
+        File.WriteAllBytes(spare, BitConverter.GetBytes(TailDb.Storage.RecordFormat.SegmentMagic));
+        using (var store = TailDbStore.Open(Options()))
+        {
+            Assert.False(store.Recovery.FoundDamage);
+            Assert.Equal(1, store.Recovery.LeftoverFilesRemoved);
+            Assert.Equal(1, store.Recovery.Segments);
+            store.Put("k10", "after"u8);
+        }
+
+        Assert.False(File.Exists(spare));
+        using var again = TailDbStore.Open(Options());
+        Assert.False(again.Recovery.FoundDamage);
+        Assert.Equal("value-3", Encoding.UTF8.GetString(again.Get("k3")!));
+        Assert.Equal("after", Encoding.UTF8.GetString(again.Get("k10")!));
+    }
+
+    [Fact]
+    public void ASealLostToAPowerLossEndsTheLogAtTheSegmentItWasSealing()
+    {
+        string[] segments = WriteFixedWidthKeys(24);
+        Assert.True(segments.Length >= 3, "the test needs three segments");
+        string sealing = segments[^2];
+        string newest = segments[^1];
+        List<string> droppedKeys = KeysIn(newest);
+        Assert.NotEmpty(droppedKeys);
+
+        // The rotation's seal was written but its fsync, after the writer lock, never finished.
+        CutSeal(sealing);
+        long newestBytes = new FileInfo(newest).Length;
+
+        using (var store = TailDbStore.Open(Options()))
+        {
+            TailTruncation cut = Assert.Single(store.Recovery.TailTruncations);
+            Assert.Equal(newestBytes - TailDb.Storage.RecordFormat.FileHeaderSize, cut.BytesDropped);
+            for (int k = 0; k < 24; k++)
+            {
+                string key = $"key-{k:D3}";
+                byte[]? value = store.Get(key);
+                if (droppedKeys.Contains(key))
+                {
+                    Assert.Null(value);
+                }
+                else
+                {
+                    Assert.Equal($"value-{k:D3}", Encoding.UTF8.GetString(value!));
+                }
+            }
+
+            store.Put("key-999", "after"u8);
+        }
+
+        Assert.False(File.Exists(newest));
+        using var again = TailDbStore.Open(Options());
+        Assert.False(again.Recovery.FoundDamage);
+        Assert.Equal("after", Encoding.UTF8.GetString(again.Get("key-999")!));
+    }
+
+    [Fact]
+    public void AnOlderSegmentWithoutItsSealStillRefusesToOpen()
+    {
+        string[] segments = WriteFixedWidthKeys(24);
+        Assert.True(segments.Length >= 3, "the test needs three segments");
+        CutSeal(segments[^3]);
+
+        var error = Assert.Throws<TailDbCorruptionException>(() => TailDbStore.Open(Options()));
+        Assert.Contains(segments[^3], error.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>Writes keys key-000.. with values value-000.. into 256-byte segments; returns the segment files.</summary>
+    private string[] WriteFixedWidthKeys(int keys)
+    {
+        using (var store = TailDbStore.Open(Options() with { SegmentMaxBytes = 256 }))
+        {
+            for (int k = 0; k < keys; k++)
+            {
+                store.Put($"key-{k:D3}", Encoding.UTF8.GetBytes($"value-{k:D3}"));
+            }
+        }
+
+        return _dir.SegmentFiles();
+    }
+
+    private static void CutSeal(string segment)
+    {
+        using var file = new FileStream(segment, FileMode.Open, FileAccess.Write);
+        file.SetLength(file.Length - TailDb.Storage.RecordFormat.SealSize);
+    }
+
+    private static List<string> KeysIn(string segment)
+    {
+        string text = Encoding.UTF8.GetString(File.ReadAllBytes(segment));
+        return [.. System.Text.RegularExpressions.Regex.Matches(text, "key-[0-9]{3}").Select(m => m.Value)];
     }
 
     private static int IndexOf(byte[] haystack, ReadOnlySpan<byte> needle)

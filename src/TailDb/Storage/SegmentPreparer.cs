@@ -1,0 +1,70 @@
+namespace TailDb.Storage;
+
+/// <summary>
+/// The thread that keeps a segment rotation down to a handle swap: woken after every rotation, it
+/// runs <see cref="SegmentWriter.PrepareInBackground"/> (the fsync of the segment just sealed, then
+/// the next segment file, created ahead of need), which would otherwise run under the writer lock.
+/// One per writable store, a thread of its own rather than the thread pool because each run blocks
+/// in fsync for up to a device's worst fsync time, and at normal priority because a writer may be
+/// waiting for what it does (a rotation whose spare is not ready makes it inline).
+/// </summary>
+internal sealed class SegmentPreparer : IDisposable
+{
+    private readonly object _gate = new();
+    private readonly Action _work;
+    private readonly Thread _thread;
+    private bool _requested;
+    private bool _stopping;
+
+    public SegmentPreparer(Action work)
+    {
+        _work = work;
+        _thread = new Thread(Run) { IsBackground = true, Name = "TailDb segment preparer" };
+        _thread.Start();
+    }
+
+    /// <summary>Asks for one more run (runs asked for while one is going collapse into one). A monitor pulse: callable under the writer lock.</summary>
+    public void Wake()
+    {
+        lock (_gate)
+        {
+            _requested = true;
+            Monitor.Pulse(_gate);
+        }
+    }
+
+    private void Run()
+    {
+        while (true)
+        {
+            lock (_gate)
+            {
+                while (!_requested && !_stopping)
+                {
+                    Monitor.Wait(_gate);
+                }
+
+                if (_stopping)
+                {
+                    return;
+                }
+
+                _requested = false;
+            }
+
+            _work();
+        }
+    }
+
+    /// <summary>Stops the thread after the run in progress, if any, and waits for it.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _stopping = true;
+            Monitor.Pulse(_gate);
+        }
+
+        _thread.Join();
+    }
+}

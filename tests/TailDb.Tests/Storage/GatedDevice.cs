@@ -1,0 +1,115 @@
+using TailDb.Storage;
+
+namespace TailDb.Tests.Storage;
+
+/// <summary>
+/// The real file device, except that fsyncs of one chosen file block until the test opens the
+/// gate: a slow device made deterministic. The test learns that an fsync is held (and how many
+/// are) from <see cref="WaitUntilHeld"/>, never from a clock.
+/// </summary>
+internal sealed class GatedDevice : IStorageDevice, IDisposable
+{
+    private readonly ManualResetEventSlim _open = new(initialState: true);
+    private readonly object _heldLock = new();
+    private string? _gatedName;
+    private int _held;
+
+    /// <summary>From now on, fsyncs of the file named <paramref name="fileName"/> wait for <see cref="Open"/>.</summary>
+    public void Close(string fileName)
+    {
+        _gatedName = fileName;
+        _open.Reset();
+    }
+
+    public void Open() => _open.Set();
+
+    public void Dispose() => _open.Dispose();
+
+    /// <summary>Fsyncs of the gated file that have started and not yet been let through.</summary>
+    public int Held
+    {
+        get
+        {
+            lock (_heldLock)
+            {
+                return _held;
+            }
+        }
+    }
+
+    /// <summary>Returns once <paramref name="count"/> fsyncs of the gated file are waiting at the gate (false after a minute: a hang).</summary>
+    public bool WaitUntilHeld(int count)
+    {
+        lock (_heldLock)
+        {
+            var deadline = DateTime.UtcNow.AddMinutes(1);
+            while (_held < count)
+            {
+                TimeSpan left = deadline - DateTime.UtcNow;
+                if (left <= TimeSpan.Zero)
+                {
+                    return false;
+                }
+
+                Monitor.Wait(_heldLock, left);
+            }
+
+            return true;
+        }
+    }
+
+    IStorageFile IStorageDevice.Open(string path, FileMode mode, bool writable) =>
+        new File(this, FileStorageDevice.Instance.Open(path, mode, writable));
+
+    public void FlushDirectory(string directory) => FileStorageDevice.Instance.FlushDirectory(directory);
+
+    public void Move(string source, string destination) => FileStorageDevice.Instance.Move(source, destination);
+
+    public void Delete(string path) => FileStorageDevice.Instance.Delete(path);
+
+    private void Pass(string path)
+    {
+        if (_open.IsSet || System.IO.Path.GetFileName(path) != _gatedName)
+        {
+            return;
+        }
+
+        lock (_heldLock)
+        {
+            _held++;
+            Monitor.PulseAll(_heldLock);
+        }
+
+        _open.Wait();
+        lock (_heldLock)
+        {
+            _held--;
+        }
+    }
+
+    private sealed class File(GatedDevice device, IStorageFile inner) : IStorageFile
+    {
+        public string Path => inner.Path;
+
+        public long Length => inner.Length;
+
+        public int Read(Span<byte> buffer, long offset) => inner.Read(buffer, offset);
+
+        public ValueTask<int> ReadAsync(Memory<byte> buffer, long offset, CancellationToken cancellationToken) =>
+            inner.ReadAsync(buffer, offset, cancellationToken);
+
+        public void Write(ReadOnlySpan<byte> data, long offset) => inner.Write(data, offset);
+
+        public void Writeback(long offset, long length, bool wait) => inner.Writeback(offset, length, wait);
+
+        public void Flush()
+        {
+            device.Pass(inner.Path);
+            inner.Flush();
+        }
+
+        public void SetLength(long length) => inner.SetLength(length);
+
+        public void Dispose() => inner.Dispose();
+    }
+}
