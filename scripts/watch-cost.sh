@@ -6,9 +6,10 @@
 #   watch  `TailDb.Analyzer watch --pid <worker>` attached during the warm-up (same providers), a
 #          trigger that fires at most once (--threshold-ms 100 --max-captures 1)
 # Prints each run's throughput and p99 (the load test's summary row), the medians, the ratios
-# watch/trace and watch/none, and for watch its own CPU (user+sys), peak RSS (/usr/bin/time -v) and
-# the captures it wrote (a capture, and its `slowest` report, run in the watch process: a run
-# with one costs more than the ring alone).
+# watch/trace and watch/none, and for watch its own CPU (user+sys, its report children included), its
+# own peak RSS (VmHWM, from its last line), the peak RSS of it and its report children together
+# (/usr/bin/time -v: the largest of them, which is the report's when a capture is as large as the
+# ring) and the captures it wrote.
 # WORKLOAD: closed (default) = store-bound closed loop (--rate max --app-alloc 0): throughput is the
 # cost; open = the load test's default open loop (4,000 requests/s, 16 KiB of garbage per
 # request): throughput is the offered rate, the p99 is the cost.
@@ -60,19 +61,20 @@ run_watch() {
   wait "$harness"
 }
 
-echo "round condition throughput/s p99_ms watch_cpu_s watch_peak_rss_MiB captures load" | tee "$out/runs.txt"
+echo "round condition throughput/s p99_ms watch_cpu_s watch_peak_rss_MiB with_report_MiB captures load" | tee "$out/runs.txt"
 for round in $(seq 1 "$rounds"); do
   for condition in none trace watch; do
     log="$out/$condition-$round.log"
     "run_$condition" "$log"
     read -r tput p99 <<< "$(summary "$log")"
-    cpu="-" rss="-" captures="-"
+    cpu="-" own="-" rss="-" captures="-"
     if [ "$condition" = watch ]; then
       cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {printf "%.2f", u + s}' "$log.time")
+      own=$(awk '/^watch process peak memory/ {printf "%.0f", $5}' "$log.watch")
       rss=$(awk -F': ' '/Maximum resident/ {printf "%.0f", $2 / 1024}' "$log.time")
       captures=$(grep -o '[0-9,]* captures' "$log.watch" | tail -n 1 | cut -d' ' -f1)
     fi
-    echo "$round $condition $tput $p99 $cpu $rss ${captures:-?} $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/runs.txt"
+    echo "$round $condition $tput $p99 $cpu ${own:-?} $rss ${captures:-?} $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/runs.txt"
   done
 done
 

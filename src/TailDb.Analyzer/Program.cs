@@ -10,6 +10,7 @@ var root = new RootCommand("TailDb.Analyzer: which causes make the slowest reque
     BucketsCommand.Create(),
     ExportCommand.Create(),
     CompareCommand.Create(),
+    CaptureReportCommand.Create(),
 };
 
 return await CommandLineRunner.RunAsync(root, args, Console.Out, Console.Error);

@@ -86,6 +86,13 @@ foreach (var warmUp in Enum.GetValues<Forcing>())
     }
 }
 
+if (options.StartOnStdin)
+{
+    // Whoever attaches to this process (watch --pid, --name) says when it has: the requests all fall in its session.
+    Console.WriteLine("ready");
+    Console.In.ReadLine();
+}
+
 var requestsStarted = Stopwatch.StartNew();
 for (var i = 0; i < options.Requests; i++)
 {
@@ -266,7 +273,8 @@ namespace TailDb.Analyzer.Tests.Workload
 
     internal sealed record WorkloadOptions(
         int Requests, HashSet<int> Gc, HashSet<int> Sleep, HashSet<int> Lock, HashSet<int> FileRead, HashSet<int> Throw, HashSet<int> Misses,
-        int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool Store, bool WaitForStdin)
+        int HoldMilliseconds, int WorkMicroseconds, int GapMicroseconds, int HeapObjects, int GcGeneration, bool Custom, bool Store, bool WaitForStdin,
+        bool StartOnStdin)
     {
         public Forcing Forced(int index) =>
             Gc.Contains(index) ? Forcing.Gc :
@@ -290,7 +298,7 @@ namespace TailDb.Analyzer.Tests.Workload
                 int.Parse(Value("--requests", "300")), Indices("--gc"), Indices("--sleep"), Indices("--lock"), Indices("--file-read"), Indices("--throw"), Indices("--miss"),
                 int.Parse(Value("--hold-ms", "60")), int.Parse(Value("--work-us", "50")), int.Parse(Value("--gap-us", "100")),
                 int.Parse(Value("--heap-objects", "1500000")), int.Parse(Value("--gc-gen", "2")),
-                args.Contains("--custom"), args.Contains("--store"), args.Contains("--wait-stdin"));
+                args.Contains("--custom"), args.Contains("--store"), args.Contains("--wait-stdin"), args.Contains("--start-on-stdin"));
         }
     }
 

@@ -15,7 +15,7 @@ internal static class WatchCommand
 
     public static readonly Option<long> MaxBytes = new("--max-bytes")
     {
-        Description = "Bytes the ring keeps at most (metadata included); the window shrinks to fit.",
+        Description = "Bytes the ring keeps at most (metadata included); the window shrinks to fit. The watch process stays within this plus 128 MiB; capture reports run in child processes.",
         DefaultValueFactory = _ => 64L << 20,
     };
 
@@ -31,6 +31,12 @@ internal static class WatchCommand
 
     public static readonly Option<double> Cooldown = new("--cooldown") { Description = "Seconds after a capture's trigger during which triggers are skipped.", DefaultValueFactory = _ => 30 };
 
+    public static readonly Option<double> ReportTimeout = new("--report-timeout")
+    {
+        Description = "Seconds a capture's report (a child process) may take; past it the report is killed and the capture's verdict says so.",
+        DefaultValueFactory = _ => WatchSettings.DefaultReportTimeout.TotalSeconds,
+    };
+
     public static readonly Option<DirectoryInfo> Captures = new("--captures") { Description = "Where captures and their reports go.", DefaultValueFactory = _ => new DirectoryInfo("captures") };
 
     public static readonly Option<string?> ProcessName = new("--name", "-n")
@@ -45,7 +51,7 @@ internal static class WatchCommand
         var command = new Command("watch", "Flight recorder: keep the last seconds of a running process's trace and capture the window around each slow request.")
         {
             CommonOptions.ProcessId, ProcessName, CommonOptions.Provider, CommonOptions.Activity, Window, MaxBytes, ThresholdMs, OverP99, GcPauseMs, MarginMs,
-            MaxCaptures, Cooldown, Captures, Duration, CommonOptions.NoSamples, CommonOptions.LaunchCommand,
+            MaxCaptures, Cooldown, Captures, ReportTimeout, Duration, CommonOptions.NoSamples, CommonOptions.LaunchCommand,
         };
         command.SetAction((parseResult, cancellationToken) =>
         {
@@ -93,10 +99,15 @@ internal static class WatchCommand
 
         var duration = parseResult.GetValue(Duration);
         Positive(duration, "--duration");
+        var reportTimeout = parseResult.GetValue(ReportTimeout);
+        Positive(reportTimeout, "--report-timeout");
         var settings = new WatchSettings(
             CommonOptions.Selection(parseResult),
             new RingLimits(TimeSpan.FromSeconds(window), maxBytes), triggers, TimeSpan.FromMilliseconds(margin), maxCaptures,
-            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, !parseResult.GetValue(CommonOptions.NoSamples), []);
+            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, !parseResult.GetValue(CommonOptions.NoSamples), [])
+        {
+            ReportTimeout = TimeSpan.FromSeconds(reportTimeout),
+        };
         WatchTarget target = pid is { } p ? new WatchTarget.Attach(p)
             : processName is { Length: > 0 } n ? new WatchTarget.Named(n)
             : new WatchTarget.Launch(commandLine);

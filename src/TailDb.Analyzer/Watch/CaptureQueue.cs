@@ -8,27 +8,35 @@ namespace TailDb.Analyzer.Watch;
 internal sealed record CaptureResult(Trigger Trigger, string Path, long Bytes, string Verdict, bool Written);
 
 /// <summary>
-/// Writes captures and their reports off the session's reader thread, one at a time, in trigger
-/// order. <see cref="CompleteAsync"/> finishes every capture already handed over (the end of a watch
-/// never leaves one half-written: a file is whole under its name, or absent).
+/// Writes captures and their reports off the session's reader thread, in trigger order, in two
+/// stages: the file first (a snapshot holds the window's blocks alive, past the ring's eviction, only
+/// until its file is written), then its report in a child process (<see cref="ReportChild"/>), one at
+/// a time. A report waiting for the one before holds a path, not blocks. <see cref="CompleteAsync"/>
+/// finishes every capture already handed over (the end of a watch never leaves one half-written: a
+/// file is whole under its name, or absent).
 /// </summary>
 internal sealed class CaptureQueue
 {
-    private readonly Channel<(Trigger Trigger, RingSnapshot Snapshot, IReadOnlyList<KeptMethodLoad> Loads)> _jobs =
+    private readonly Channel<(Trigger Trigger, RingSnapshot Snapshot, IReadOnlyList<KeptMethodLoad> Loads)> _writes =
         Channel.CreateUnbounded<(Trigger, RingSnapshot, IReadOnlyList<KeptMethodLoad>)>(new UnboundedChannelOptions { SingleReader = true });
 
+    private readonly Channel<CaptureResult> _reports = Channel.CreateUnbounded<CaptureResult>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
     private readonly string _directory;
     private readonly RequestSelection _selection;
+    private readonly TimeSpan _reportTimeout;
     private readonly Action<CaptureResult> _done;
-    private readonly Task _worker;
+    private readonly Task _writer;
+    private readonly Task _reporter;
     private readonly List<CaptureResult> _results = [];
 
-    public CaptureQueue(string directory, RequestSelection selection, Action<CaptureResult> done)
+    public CaptureQueue(string directory, RequestSelection selection, TimeSpan reportTimeout, Action<CaptureResult> done)
     {
         _directory = directory;
         _selection = selection;
+        _reportTimeout = reportTimeout;
         _done = done;
-        _worker = Task.Run(RunAsync);
+        _writer = Task.Run(WriteAllAsync);
+        _reporter = Task.Run(ReportAllAsync);
     }
 
     public IReadOnlyList<CaptureResult> Results
@@ -43,19 +51,49 @@ internal sealed class CaptureQueue
     }
 
     public void Enqueue(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads) =>
-        _jobs.Writer.TryWrite((trigger, snapshot, loads));
+        _writes.Writer.TryWrite((trigger, snapshot, loads));
 
     public async Task CompleteAsync()
     {
-        _jobs.Writer.TryComplete();
-        await _worker.ConfigureAwait(false);
+        _writes.Writer.TryComplete();
+        await _writer.ConfigureAwait(false);
+        await _reporter.ConfigureAwait(false);
     }
 
-    private async Task RunAsync()
+    private async Task WriteAllAsync()
     {
-        await foreach (var (trigger, snapshot, loads) in _jobs.Reader.ReadAllAsync().ConfigureAwait(false))
+        try
         {
-            var result = Capture(trigger, snapshot, loads);
+            while (await _writes.Reader.WaitToReadAsync().ConfigureAwait(false))
+            {
+                WriteWaiting();
+            }
+        }
+        finally
+        {
+            _reports.Writer.TryComplete();
+        }
+    }
+
+    /// <summary>
+    /// Synchronous, so no snapshot becomes a field of the async state machine: each is released as
+    /// soon as its file is written, not when the next capture comes.
+    /// </summary>
+    private void WriteWaiting()
+    {
+        while (_writes.Reader.TryRead(out var job))
+        {
+            _reports.Writer.TryWrite(Write(job.Trigger, job.Snapshot, job.Loads));
+        }
+    }
+
+    private async Task ReportAllAsync()
+    {
+        await foreach (var written in _reports.Reader.ReadAllAsync().ConfigureAwait(false))
+        {
+            var result = written.Written
+                ? written with { Verdict = await ReportChild.RunAsync(written.Path, written.Trigger, _selection, _reportTimeout).ConfigureAwait(false) }
+                : written;
             lock (_results)
             {
                 _results.Add(result);
@@ -65,29 +103,19 @@ internal sealed class CaptureQueue
         }
     }
 
-    private CaptureResult Capture(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads)
+    /// <summary>The capture's file; its verdict is filled in by the report.</summary>
+    private CaptureResult Write(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads)
     {
-        Directory.CreateDirectory(_directory);
         var stamp = DateTime.UtcNow.ToString("yyyyMMdd'T'HHmmss.fff", CultureInfo.InvariantCulture);
         var path = Path.Combine(_directory, $"{stamp}-{Sanitize(trigger.Activity)}.nettrace");
-        long bytes;
         try
         {
-            bytes = CaptureWriter.Write(path, snapshot, loads);
+            Directory.CreateDirectory(_directory);
+            return new CaptureResult(trigger, path, CaptureWriter.Write(path, snapshot, loads), "", true);
         }
-        catch (IOException e)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
             return new CaptureResult(trigger, path, 0, $"not written: {e.Message}", false);
-        }
-
-        try
-        {
-            var report = CaptureReport.Write(path, trigger, _selection);
-            return new CaptureResult(trigger, path, bytes, CaptureReport.TriggerVerdict(report, trigger), true);
-        }
-        catch (Exception e) when (e is AnalyzerException or IOException or Stacks.TraceFormatException)
-        {
-            return new CaptureResult(trigger, path, bytes, $"no report: {e.Message.ReplaceLineEndings(" ")}", true);
         }
     }
 

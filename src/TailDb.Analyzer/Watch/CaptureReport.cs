@@ -9,18 +9,26 @@ namespace TailDb.Analyzer.Watch;
 /// <summary>
 /// The `slowest` report of one capture, next to it (.txt and .json): the slow set is every request
 /// at least as long as the trigger (a GC-pause trigger: the slowest 1%), and the trigger request is
-/// listed first.
+/// listed first. Runs in the `capture-report` child process (<see cref="ReportChild"/>).
 /// </summary>
 internal static class CaptureReport
 {
-    public static SlowestReport Write(string capturePath, Trigger trigger, RequestSelection selection)
+    /// <param name="TriggerFields">The trigger request's Start payload ("method=GET path=/work/30"), when found.</param>
+    public sealed record Written(SlowestReport Report, string? TriggerFields);
+
+    public static Written Write(string capturePath, Trigger trigger, RequestSelection selection)
     {
         ArgumentNullException.ThrowIfNull(trigger);
         double? threshold = trigger.Kind == TriggerKind.GcPause ? null : trigger.DurationMSec * 0.999;
         var report = SlowestAnalysis.Run(new SlowestSettings(capturePath, selection, 1, threshold, 10), new NetTraceStackSampleReader());
         report = TriggerFirst(report, trigger);
-        if (report.Slowest.Count > 0 && trigger.Kind != TriggerKind.GcPause
-            && TriggerPayload.Describe(capturePath, selection, trigger.Activity, report.Slowest[0].StartMs) is { } fields)
+        string? fields = null;
+        if (report.Slowest.Count > 0 && trigger.Kind != TriggerKind.GcPause)
+        {
+            fields = TriggerPayload.Describe(capturePath, selection, trigger.Activity, report.Slowest[0].StartMs);
+        }
+
+        if (fields is not null)
         {
             var row = report.Slowest[0];
             report = report with
@@ -28,28 +36,34 @@ internal static class CaptureReport
                 Notes = [string.Create(CultureInfo.InvariantCulture, $"Trigger request: {row.Activity} at {row.StartMs:0.###} ms, {row.DurationMs:0.###} ms ({trigger.Reason}); its Start payload: {fields}"), .. report.Notes],
             };
         }
+
         var stem = Path.ChangeExtension(capturePath, null);
         WriteWhole(stem + ".txt", writer => TextReportWriter.Write(report, writer));
         WriteWhole(stem + ".json", writer => JsonReportWriter.Write(report, writer));
-        return report;
+        return new Written(report, fields);
     }
 
-    /// <summary>The trigger request's largest cause, then the report's verdict on the whole slow set of the window.</summary>
-    public static string TriggerVerdict(SlowestReport report, Trigger trigger)
+    /// <summary>
+    /// One line: the trigger request's largest cause, with its Start payload (an ASP.NET Core request's
+    /// method and path), then the report's verdict on the whole slow set of the window.
+    /// </summary>
+    public static string TriggerVerdict(Written written, Trigger trigger)
     {
-        ArgumentNullException.ThrowIfNull(report);
+        ArgumentNullException.ThrowIfNull(written);
         ArgumentNullException.ThrowIfNull(trigger);
+        var report = written.Report;
         if (trigger.Kind == TriggerKind.GcPause || report.Slowest.Count == 0)
         {
-            return report.Verdict;
+            return report.Verdict.ReplaceLineEndings(" ");
         }
 
         var row = report.Slowest[0];
         var top = row.Causes.FirstOrDefault(c => c.Unit == "ms");
+        var request = written.TriggerFields is { } fields ? $"the trigger request ({fields})" : "the trigger request";
         var own = top is null
-            ? "no recorded cause overlaps the trigger request"
-            : string.Create(CultureInfo.InvariantCulture, $"{top.Value / row.DurationMs:0%} of the trigger request in {top.Cause}");
-        return $"{own}; window: {report.Verdict}";
+            ? $"no recorded cause overlaps {request}"
+            : string.Create(CultureInfo.InvariantCulture, $"{top.Value / row.DurationMs:0%} of {request} in {top.Cause}");
+        return $"{own}; window: {report.Verdict}".ReplaceLineEndings(" ");
     }
 
     /// <summary>The row whose activity and duration are the trigger's moves to rank 1.</summary>

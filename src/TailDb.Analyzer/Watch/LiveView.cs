@@ -57,6 +57,10 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
     public void Ended(string why, WatchStats stats) =>
         Line(Invariant($"watch ended ({why}): {stats.Requests:N0} requests, {stats.Triggers:N0} triggers, {stats.CapturesStarted:N0} captures, skipped {stats.SkippedPending + stats.SkippedCooldown + stats.SkippedMaxCaptures:N0} (pending {stats.SkippedPending:N0}, cooldown {stats.SkippedCooldown:N0}, max-captures {stats.SkippedMaxCaptures:N0}), events lost {stats.EventsLost:N0}, ring peak {stats.PeakRingBytes / 1048576.0:0.0} MiB"));
 
+    /// <summary>The last line: the watch process's own peak resident memory (reports run in child processes, not counted).</summary>
+    public void Finished(long peakWorkingSetBytes) =>
+        Line(Invariant($"watch process peak memory {peakWorkingSetBytes / 1048576.0:0.0} MiB (--max-bytes {settings.Ring.MaxBytes / 1048576.0:0.#} MiB + up to {WatchSettings.MemoryConstantBytes / 1048576} MiB; capture reports run in their own processes)"));
+
     public static string Describe(CaptureResult result) =>
         Invariant($"capture {Path.GetFileName(result.Path)} ({result.Bytes / 1048576.0:0.0} MiB): {result.Trigger.Activity} {result.Trigger.DurationMSec:0.###} ms at {result.Trigger.StartMSec / 1000:0.000} s, {result.Trigger.Reason}; verdict: {result.Verdict}");
 

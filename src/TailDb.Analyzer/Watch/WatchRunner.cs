@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
 using TailDb.Analyzer.Commands;
+using TailDb.Analyzer.Computers;
+using TailDb.Tracing;
 using TailDb.Tracing.Recording;
 
 namespace TailDb.Analyzer.Watch;
@@ -57,40 +59,51 @@ internal static class WatchRunner
             _ => $"process {((WatchTarget.Attach)target).ProcessId}",
         };
         var view = new LiveView(output, interactive, settings, name);
-        var queue = new CaptureQueue(settings.CaptureDirectory, settings.Selection, view.Captured);
+        var queue = new CaptureQueue(settings.CaptureDirectory, settings.Selection, settings.ReportTimeout, view.Captured);
         var budget = new CaptureBudget();
+        (WatchEnd End, WatchStats Stats) last;
         try
         {
-            if (target is not WatchTarget.Named named)
-            {
-                var (end, stats) = await RunSessionAsync(settings, target, view, queue, budget, cancellationToken);
-                return (end, stats, queue.Results);
-            }
-
-            // --name: one session per process of that name; when it exits, wait for the next one (a restart).
-            var last = (End: WatchEnd.Cancelled, Stats: new WatchStats());
-            int? previous = null;
-            while (await WaitForProcessAsync(named.Name, previous, view, cancellationToken) is { } pid)
-            {
-                previous = pid;
-                if (await RunNewProcessAsync(settings, pid, view, queue, budget, cancellationToken) is not { } session)
-                {
-                    continue;
-                }
-
-                last = session;
-                if (last.End == WatchEnd.Cancelled)
-                {
-                    break;
-                }
-            }
-
-            return (WatchEnd.Cancelled, last.Stats, queue.Results);
+            last = target is WatchTarget.Named named
+                ? await RunNamedAsync(settings, named, view, queue, budget, cancellationToken)
+                : await RunSessionAsync(settings, target, view, queue, budget, cancellationToken);
         }
         finally
         {
             await queue.CompleteAsync();
         }
+
+        // After every capture's file and report: the watch's own high-water mark (its reports ran in their own processes).
+        using (var self = Process.GetCurrentProcess())
+        {
+            view.Finished(self.PeakWorkingSet64);
+        }
+
+        return (last.End, last.Stats, queue.Results);
+    }
+
+    /// <summary>--name: one session per process of that name; when it exits, wait for the next one (a restart).</summary>
+    private static async Task<(WatchEnd End, WatchStats Stats)> RunNamedAsync(
+        WatchSettings settings, WatchTarget.Named named, LiveView view, CaptureQueue queue, CaptureBudget budget, CancellationToken cancellationToken)
+    {
+        var last = (End: WatchEnd.Cancelled, Stats: new WatchStats());
+        int? previous = null;
+        while (await WaitForProcessAsync(named.Name, previous, view, cancellationToken) is { } pid)
+        {
+            previous = pid;
+            if (await RunNewProcessAsync(settings, pid, view, queue, budget, cancellationToken) is not { } session)
+            {
+                continue;
+            }
+
+            last = session;
+            if (last.End == WatchEnd.Cancelled)
+            {
+                break;
+            }
+        }
+
+        return (WatchEnd.Cancelled, last.Stats);
     }
 
     /// <summary>
@@ -109,7 +122,15 @@ internal static class WatchRunner
             }
             catch (AnalyzerException e) when (e.ExitCode == ExitCode.RecordingFailed && since.Elapsed < PortTimeout && IsAlive(pid))
             {
-                await Task.Delay(100, cancellationToken);
+                try
+                {
+                    await Task.Delay(100, cancellationToken);
+                }
+                catch (OperationCanceledException)
+                {
+                    // Ctrl-C while the process was still opening its port: nothing was watched.
+                    return null;
+                }
             }
             catch (AnalyzerException e) when (e.ExitCode == ExitCode.RecordingFailed && !cancellationToken.IsCancellationRequested)
             {
@@ -139,7 +160,7 @@ internal static class WatchRunner
         var ring = new NetTraceRing(settings.Ring, tracker);
         var extra = settings.ExtraProviders.Append(settings.Selection.Provider).Distinct(StringComparer.OrdinalIgnoreCase);
         // No per-event stacks (as the load test's default recording): samples keep theirs, and the ring holds more time.
-        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, extra), EventStacks: false, BufferMegabytes: 256);
+        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, extra, ActivityIds(settings.Selection)), EventStacks: false, BufferMegabytes: 256);
 
         RecordedChild? child = null;
         EventPipeRecorder recorder;
@@ -189,6 +210,19 @@ internal static class WatchRunner
         view.Ended(end == WatchEnd.Cancelled ? "stopped" : $"process {processId} exited", tracker.Stats);
         return (end, tracker.Stats);
     }
+
+    /// <summary>
+    /// TailDb's store and the load test give their Start/Stop events activity ids of their own, so for
+    /// them the session leaves TplEventSource's task-flow ids (keyword 0x80) off, as the load test's
+    /// --trace does: with it on, every task the watched process runs sets and restores a thread
+    /// activity id, for nothing. Any other source (ASP.NET Core's Request, the server's Command) gets
+    /// its ids from TPL. A source without ids still pairs, by thread (`OpenRequests`, and `slowest`).
+    /// </summary>
+    internal static ActivityIdSource ActivityIds(RequestSelection selection) =>
+        selection.Provider.Equals(RecordingProviders.TailDb, StringComparison.OrdinalIgnoreCase)
+        || selection.Provider.Equals(LoadTestEventContract.ProviderName, StringComparison.OrdinalIgnoreCase)
+            ? ActivityIdSource.Own
+            : ActivityIdSource.TaskFlow;
 
     /// <summary>
     /// The newest process called <paramref name="name"/> other than <paramref name="previous"/>; null when

@@ -23,7 +23,19 @@ internal sealed record TriggerSettings(double? ThresholdMs, double? OverP99, dou
 /// <param name="Cooldown">Event time after a capture's trigger during which further triggers are skipped.</param>
 internal sealed record WatchSettings(
     RequestSelection Selection, RingLimits Ring, TriggerSettings Triggers, TimeSpan Margin, int MaxCaptures, TimeSpan Cooldown,
-    string CaptureDirectory, bool Samples, IReadOnlyList<string> ExtraProviders);
+    string CaptureDirectory, bool Samples, IReadOnlyList<string> ExtraProviders)
+{
+    public static readonly TimeSpan DefaultReportTimeout = TimeSpan.FromMinutes(10);
+
+    /// <summary>
+    /// What the watch process needs beyond --max-bytes (docs/watch.md, "Memory"): the runtime, the
+    /// session's reader, the online pairing, a capture being written. Its reports run in child processes.
+    /// </summary>
+    public const long MemoryConstantBytes = 128L << 20;
+
+    /// <summary>How long a capture's report (a child process) may run before it is killed and the verdict says so.</summary>
+    public TimeSpan ReportTimeout { get; init; } = DefaultReportTimeout;
+}
 
 /// <summary>One trigger: a slow request (or a GC pause) and why it fired.</summary>
 internal sealed record Trigger(TriggerKind Kind, string Activity, long StartTimestamp, long StopTimestamp, double StartMSec, double DurationMSec, string Reason);

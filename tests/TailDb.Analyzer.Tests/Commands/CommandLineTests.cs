@@ -52,6 +52,7 @@ public sealed class CommandLineTests(WorkloadTraces traces)
     [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "-1")]
     [InlineData(2, "watch", "--pid", "1", "--over-p99", "5", "--max-bytes", "1000")]
     [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--provider", "Microsoft.AspNetCore.Hosting")]
+    [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--report-timeout", "0")]
     [InlineData(6, "watch", "--pid", "2147483000", "--threshold-ms", "5")]
     public async Task BadInputEndsInOneLineAndItsExitCode(int expected, params string[] args)
     {

@@ -104,4 +104,37 @@ public sealed class LiveTrackerTests
         Assert.Equal(2, captures.Count);
         Assert.Equal(2_490.0, captures[1].StartMSec - captures[0].StartMSec, 1);
     }
+
+    /// <summary>
+    /// --gc-pause-ms: a GC's suspension (GCSuspendEEBegin for a GC) to its restart (GCRestartEEEnd)
+    /// is the pause; a longer one fires a capture, a suspension for another reason does not.
+    /// </summary>
+    [Fact]
+    public void AGcPauseLongerThanTheLimitFiresAGcPauseCaptureAndASuspensionForAnotherReasonDoesNot()
+    {
+        const int suspend = 4, restart = 5;
+        using var trace = new SyntheticNetTrace(8, compressedHeaders: true);
+        trace.RawBlock("MetadataBlock", EventBlocks.Metadata(
+            (suspend, "Microsoft-Windows-DotNETRuntime", 9, "GC/SuspendEEStart"), (restart, "Microsoft-Windows-DotNETRuntime", 3, "GC/RestartEEStop"),
+            (Sample, "Microsoft-DotNETCore-SampleProfiler", 0, "ThreadSample")));
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            // 30 ms suspended for a GC (reason 1), then 50 ms for a debugger (reason 3), then 5 ms for a GC.
+            new RawEvent(10_000, [1, 0, 0, 0, 0, 0, 0, 0], MetadataId: suspend, Sequence: (0, 5), ThreadId: 5, StackId: 0),
+            new RawEvent(30_000, [0, 0], MetadataId: restart),
+            new RawEvent(10_000, [3, 0, 0, 0, 0, 0, 0, 0], MetadataId: suspend),
+            new RawEvent(50_000, [0, 0], MetadataId: restart),
+            new RawEvent(10_000, [1, 0, 0, 0, 0, 0, 0, 0], MetadataId: suspend),
+            new RawEvent(5_000, [0, 0], MetadataId: restart)));
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(1_000_000, [], MetadataId: Sample, Sequence: (0, 6), ThreadId: 6, StackId: 0)));
+
+        var captures = new List<Trigger>();
+        var settings = WatchTargets.Settings("unused", new TriggerSettings(null, null, GcPauseMs: 20));
+        var tracker = new LiveTracker(settings, new CaptureBudget(), (trigger, _, _) => captures.Add(trigger));
+        new NetTraceRing(settings.Ring, tracker).Write(trace.ToArray());
+
+        Assert.Equal((2L, 1L), (tracker.Stats.GcPauses, tracker.Stats.Triggers));
+        var trigger = Assert.Single(captures);
+        Assert.Equal((TriggerKind.GcPause, 30.0), (trigger.Kind, trigger.DurationMSec));
+    }
 }
