@@ -20,6 +20,8 @@ internal sealed class Attributor
     private readonly ComputerSet _set;
     private readonly SampleComputer? _samples;
     private readonly int[] _sampleCause;
+    // GC pauses each stretched by one sampling interval: a thread parked at a safe point in there was stopped by the GC.
+    private WindowIndex? _gcParking;
     private int[] _causeOfActivity = [];
     private int[] _nestedIndex = [];
     private int[] _nestedParents = [];
@@ -246,7 +248,7 @@ internal sealed class Attributor
     /// suspension never waits for it.
     /// </summary>
     private static bool CanHoldASuspension(SampleCategory category, string leaf) =>
-        category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention)
+        category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention or SampleCategory.SafePoint)
         && !leaf.StartsWith("Interop+", StringComparison.Ordinal);
 
     internal const string SafePointWaitCause = "sample profiler ticks held up waiting for a thread to reach a safe point (measurement overhead)";
@@ -386,10 +388,27 @@ internal sealed class Attributor
 
         foreach (var category in Enum.GetValues<SampleCategory>())
         {
+            if (category == SampleCategory.SafePoint)
+            {
+                continue; // Decided per sample, by time: see ParkedCause.
+            }
+
             var kind = category == SampleCategory.Tracing ? CauseKind.TracingSamples : CauseKind.Samples;
             _sampleCause[(int)category] = Add($"samples: {SampleComputer.CategoryName(category)}", CauseScope.Thread, CauseUnit.Milliseconds, kind);
         }
+
+        // The GC's own stop-the-world ends before the sampler's next tick can start: a thread still
+        // parked then has not run since the GC released it, so one interval past a pause is the GC's too.
+        _gcParking = new WindowIndex([.. _set.Gc.Pauses.Select(p => (p.StartMSec, p.StopMSec + _samples.IntervalMSec))]);
     }
+
+    /// <summary>
+    /// A sample parked at a safe point counts as the GC's inside (or one interval after) a GC pause.
+    /// Anywhere else the sample profiler's own suspension stopped the thread: that time is already
+    /// the sampler suspensions' line (measurement overhead), so the sample counts nowhere (-1).
+    /// </summary>
+    private int ParkedCause(double sampleMSec) =>
+        _gcParking is { } gc && gc.Overlap(sampleMSec - 1e-6, sampleMSec + 1e-6) > 0 ? _sampleCause[(int)SampleCategory.Gc] : -1;
 
     /// <summary>
     /// When requests carry their arrival, a request that arrived while an earlier request was still
@@ -502,13 +521,21 @@ internal sealed class Attributor
         var (first, end) = samples.Range(from, to);
         for (var i = first; i < end; i++)
         {
-            values[_sampleCause[(int)_samples.Categories[samples.StackIds[i]]]] += _samples.IntervalMSec;
+            var category = _samples.Categories[samples.StackIds[i]];
+            var cause = category == SampleCategory.SafePoint ? ParkedCause(samples.Times[i]) : _sampleCause[(int)category];
+            if (cause >= 0)
+            {
+                values[cause] += _samples.IntervalMSec;
+            }
         }
 
         // A sample stands for a whole interval, which can reach past the window's edges.
         foreach (var cause in _sampleCause)
         {
-            values[cause] = Math.Min(values[cause], to - from);
+            if (cause >= 0)
+            {
+                values[cause] = Math.Min(values[cause], to - from);
+            }
         }
     }
 

@@ -14,6 +14,13 @@ internal enum SampleCategory : byte
     Framework,
     Unresolved,
     Tracing,
+
+    /// <summary>
+    /// Parked at a GC poll for a runtime suspension. Whose suspension is a matter of time, not of the
+    /// stack: during or just after a GC pause, the GC's; otherwise the sample profiler's own (the
+    /// tick that took this very sample stopped the thread there), which a nogc run shows alone.
+    /// </summary>
+    SafePoint,
 }
 
 /// <summary>
@@ -98,7 +105,8 @@ internal sealed class SampleComputer
     public static string CategoryName(SampleCategory category) => category switch
     {
         SampleCategory.App => "app code",
-        SampleCategory.Gc => "GC (allocation, GC frames, parked for a suspension)",
+        SampleCategory.Gc => "GC (allocation, GC frames, parked for a GC)",
+        SampleCategory.SafePoint => "parked at a safe point for a runtime suspension",
         SampleCategory.Jit => "JIT / type loading",
         SampleCategory.Contention => "lock contention",
         SampleCategory.Waiting => "blocked / sleeping",
@@ -120,6 +128,11 @@ internal sealed class SampleComputer
         foreach (var raw in stack)
         {
             var frame = Strip(raw);
+            if (Matches(frame, s_safePoint))
+            {
+                return (SampleCategory.SafePoint, leaf);
+            }
+
             if (Matches(frame, s_gc))
             {
                 return (SampleCategory.Gc, leaf);
@@ -200,7 +213,8 @@ internal sealed class SampleComputer
     }
 
     // Thread.PollGC is where a thread parks while the runtime is suspended (a GC, or the sampler's tick).
-    private static readonly string[] s_gc = ["System.GC.", "WKS::", "SVR::", "System.Runtime.InteropServices.GCHandle", "System.Threading.Thread.<PollGC>", "System.Threading.Thread.PollGC"];
+    private static readonly string[] s_gc = ["System.GC.", "WKS::", "SVR::", "System.Runtime.InteropServices.GCHandle"];
+    private static readonly string[] s_safePoint = ["System.Threading.Thread.<PollGC>", "System.Threading.Thread.PollGC"];
     private static readonly string[] s_tracing = ["System.Diagnostics.Tracing.", "System.Diagnostics.Activity"];
     private static readonly string[] s_jit = ["System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod", "System.Runtime.CompilerServices.RuntimeHelpers.RunClassConstructor", "System.RuntimeType.CreateInstance", "ThePreStub", "JIT_"];
     private static readonly string[] s_contention = ["System.Threading.Monitor.Enter", "System.Threading.Monitor.ReliableEnter", "System.Threading.Monitor.TryEnter", "System.Threading.Lock.Enter", "System.Threading.Lock.TryEnter", "System.Threading.SpinLock.", "System.Threading.ReaderWriterLockSlim.", "System.Threading.Monitor.Wait"];

@@ -162,10 +162,11 @@ internal sealed class KeyDir
     /// Starts a bulk load of keys that are distinct from each other, into an empty directory
     /// nobody reads yet (recovery loading a hint file first); <paramref name="expectedCount"/> only
     /// sizes the first buffer. Keys go to the arena in order and their slot words to a list;
-    /// <see cref="BulkLoad.Complete"/> sizes the table for the real count, radix-sorts the list by
-    /// home slot and fills the table front to back, so a million inserts cost a few sequential
-    /// passes instead of a million random cache misses in the table. Nothing is visible before
-    /// Complete, which is what lets a hint file be verified and loaded in one pass.
+    /// <see cref="BulkLoad.Complete"/> sizes the table for the real count, deals the list into
+    /// groups by the top bits of the hash (the home slot's) and fills the table group by group,
+    /// so a million inserts cost two sequential passes instead of a million random cache misses
+    /// in the table. Nothing is visible before Complete, which is what lets a hint file be
+    /// verified and loaded in one pass.
     /// </summary>
     public BulkLoad BeginBulkLoad(int expectedCount)
     {
@@ -376,7 +377,7 @@ internal sealed class KeyDir
 
     /// <summary>
     /// A key's first slot: the hash's top bits, so slots in table order are keys in hash order
-    /// (what lets <see cref="BulkLoad"/> fill the table front to back after a radix sort).
+    /// (what lets <see cref="BulkLoad"/> fill the table one cache-sized stretch at a time).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int Home(int hash, int capacity) => (int)((uint)hash >> (32 - System.Numerics.BitOperations.Log2((uint)capacity)));
@@ -418,11 +419,18 @@ internal sealed class KeyDir
     /// <summary>A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the directory as it found it.</summary>
     internal sealed class BulkLoad(KeyDir dir, int expectedCount)
     {
+        /// <summary>Slot words are grouped by the top bits of their hash: 2,048 groups, each a run of home slots a few KiB of table wide.</summary>
+        private const int GroupBits = 11;
+
         private readonly long _arenaStart = dir._table.Arena.End;
-        private long[] _metas = new long[Math.Max(16, expectedCount)];
+        private readonly int[] _groupSizes = new int[1 << GroupBits];
+        private long[] _metas = GC.AllocateUninitializedArray<long>(Math.Max(16, expectedCount));
         private long _bytes;
         private int _count;
 
+        public int Count => _count;
+
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Add(ReadOnlySpan<byte> key, RecordLocation location)
         {
             if (_count == _metas.Length)
@@ -431,23 +439,45 @@ internal sealed class KeyDir
             }
 
             uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
-            _metas[_count++] = ((long)ByteKeyComparer.Hash(key) << 32) | reference;
+            int hash = ByteKeyComparer.Hash(key);
+            _metas[_count++] = ((long)hash << 32) | reference;
+            _groupSizes[(uint)hash >> (32 - GroupBits)]++;
             _bytes += KeyArena.EntrySize(key.Length);
         }
 
-        /// <summary>Publishes every key added. Sorting by home slot makes each placement probe from where the previous one ended.</summary>
+        /// <summary>
+        /// Publishes every key added. One pass deals the slot words into their groups (the group
+        /// sizes were counted as they were added), then each group is placed with ordinary linear
+        /// probing: its home slots all lie in one stretch of the table small enough to stay in the
+        /// first-level cache, so placement costs no cache miss per key. Linear probing finds a key
+        /// whatever order the keys went in, so the order inside a group does not matter.
+        /// </summary>
         public void Complete()
         {
             dir.Reserve(_count); // keeps the arena: only the slot array can be replaced
             long[] slots = dir._table.Slots;
-            int bits = System.Numerics.BitOperations.Log2((uint)slots.Length);
-            Span<long> sorted = RadixSortByTopBits(_metas.AsSpan(0, _count), bits);
-            foreach (long meta in sorted)
+            int mask = slots.Length - 1;
+            long[] grouped = GC.AllocateUninitializedArray<long>(_count);
+            int[] next = _groupSizes;
+            int start = 0;
+            for (int g = 0; g < next.Length; g++)
+            {
+                int size = next[g];
+                next[g] = start;
+                start += size;
+            }
+
+            foreach (long meta in _metas.AsSpan(0, _count))
+            {
+                grouped[next[(int)((ulong)meta >> (64 - GroupBits))]++] = meta;
+            }
+
+            foreach (long meta in grouped)
             {
                 int i = Home((int)(meta >>> 32), slots.Length);
                 while (slots[i] != Empty)
                 {
-                    i = (i + 1) & (slots.Length - 1);
+                    i = (i + 1) & mask;
                 }
 
                 slots[i] = meta;
@@ -459,43 +489,6 @@ internal sealed class KeyDir
 
         /// <summary>Gives up (the hint file failed its checks): the arena forgets the entries appended, no slot ever saw them.</summary>
         public void Abandon() => dir._table.Arena.Rewind(_arenaStart);
-
-        /// <summary>LSD radix sort, 11 bits a pass, on the top <paramref name="bits"/> bits of each word (the home slot); returns the sorted span.</summary>
-        private static Span<long> RadixSortByTopBits(Span<long> items, int bits)
-        {
-            const int digitBits = 11;
-            var other = new long[items.Length];
-            Span<long> source = items;
-            Span<long> target = other;
-            Span<int> offsets = new int[(1 << digitBits) + 1];
-            for (int low = 0; low < bits; low += digitBits)
-            {
-                int shift = 64 - bits + low;
-                int width = Math.Min(digitBits, bits - low);
-                ulong mask = (1UL << width) - 1;
-                offsets.Clear();
-                foreach (long item in source)
-                {
-                    offsets[(int)(((ulong)item >> shift) & mask) + 1]++;
-                }
-
-                for (int d = 1; d < offsets.Length; d++)
-                {
-                    offsets[d] += offsets[d - 1];
-                }
-
-                foreach (long item in source)
-                {
-                    target[offsets[(int)(((ulong)item >> shift) & mask)]++] = item;
-                }
-
-                Span<long> swap = source;
-                source = target;
-                target = swap;
-            }
-
-            return source;
-        }
     }
 
     /// <summary>One published generation: slots and the arena their references point into. Never mutated except by the writer while current.</summary>

@@ -285,23 +285,24 @@ internal sealed class Recovery
     /// </summary>
     private bool TryBulkLoadHint(Segment segment, IStorageFile hint)
     {
-        int number = segment.Number;
         KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad((int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes));
-        long records = 0;
-        bool ok = HintFile.TryLoadOnce(hint, segment.Length, (key, offset, valueLength) =>
-        {
-            bulk.Add(key, new RecordLocation(number, offset, key.Length, valueLength));
-            records++;
-        });
-        if (!ok)
+        var sink = new BulkSink(bulk, segment.Number);
+        if (!HintFile.TryLoadOnce(hint, segment.Length, ref sink))
         {
             bulk.Abandon();
             return false;
         }
 
         bulk.Complete();
-        _records += records;
+        _records += bulk.Count;
         return true;
+    }
+
+    /// <summary>Hands hint entries straight to a bulk load.</summary>
+    private readonly struct BulkSink(KeyDir.BulkLoad bulk, int segmentNumber) : IHintEntrySink
+    {
+        public void Entry(ReadOnlySpan<byte> key, long offset, int valueLength) =>
+            bulk.Add(key, new RecordLocation(segmentNumber, offset, key.Length, valueLength));
     }
 
     /// <summary>A hint for a directory that already holds keys: verified whole first, then merged key by key.</summary>

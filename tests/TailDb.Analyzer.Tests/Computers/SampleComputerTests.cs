@@ -12,6 +12,7 @@ public sealed class SampleComputerTests
     [InlineData("App", "System.Collections.Generic.Dictionary`2.FindValue(!0)", "TailDb.Caching.Cache.TryGet()")]
     [InlineData("ThreadPool", "System.Threading.LowLevelLifoSemaphore.WaitForSignal(int32)", "System.Threading.PortableThreadPool+WorkerThread.WorkerThreadStart()")]
     [InlineData("Gc", "System.GC.Collect(int32)", "Program.Request()")]
+    [InlineData("SafePoint", "System.Threading.Thread.PollGC()", "Program.Request()")]
     [InlineData("Unresolved", "unresolved!0x7f0012345678")]
     public void StacksAreCategorisedFromTheLeafUp(string expected, params string[] stack)
     {
