@@ -38,16 +38,21 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
         InjectionScore score = InjectionScore.Of(truth, report, clock);
         output.WriteLine(score.Describe());
         output.WriteLine(report.Verdict);
+        foreach (CauseRow cause in report.Causes.Where(c => c.Unit == "ms").Take(8))
+        {
+            output.WriteLine(FormattableString.Invariant($"  {cause.SlowShare,7:P1} of the slow set's time: {cause.Cause}"));
+        }
 
         Assert.True(score.SlowedPastThreshold > 0, "no injected request was slowed past the threshold: " + score.Describe());
         Assert.True(score.FoundShare >= 0.95, score.Describe());
         Assert.Equal(truth.Injections.Select(i => i.Kind).ToHashSet(), truth.Windows.Select(w => truth.Injections[w.Injection].Kind).ToHashSet());
 
         // The cause goals (right cause >= 95%, false blame <= 5%) are reported figures, asserted only
-        // with TAILDB_INJECTION_GOALS=1. The allocation burst's requests are stalled mostly by sampler
-        // ticks that wait ~20 ms for the burst's thread to reach a safe point: the measurement's cost
-        // (no one waits without the tick), so their first non-measurement cause is often their own
-        // thread's "app code" samples, not the GCs the burst causes (72.8% right cause at load ~8).
+        // with TAILDB_INJECTION_GOALS=1. Since the burst's buffers are no longer zeroed (its thread no
+        // longer holds the sampler's ticks up), both held in 11 of the 13 loaded runs (load 21-36)
+        // that slowed anything past the threshold; the two misses (82.8% / 16.7%, 94.8% / 10.8%)
+        // are "app code" samples: on a busy 2-core machine a load thread the OS preempted in app
+        // code, which a trace without scheduler events cannot tell from work. Not robust for CI yet.
         if (Environment.GetEnvironmentVariable("TAILDB_INJECTION_GOALS") == "1")
         {
             Assert.True(score.RightCauseShare >= 0.95, score.Describe());
