@@ -13,6 +13,8 @@ namespace TailDb.Analyzer.Watch;
 /// </summary>
 internal static class CaptureReport
 {
+    private static readonly ScopeSettings WholeWindow = new(PhaseChoice.All);
+
     /// <param name="TriggerFields">The trigger request's Start payload ("method=GET path=/work/30"), when found.</param>
     public sealed record Written(SlowestReport Report, string? TriggerFields);
 
@@ -20,7 +22,9 @@ internal static class CaptureReport
     {
         ArgumentNullException.ThrowIfNull(trigger);
         double? threshold = trigger.Kind == TriggerKind.GcPause ? null : trigger.DurationMSec * 0.999;
-        var report = SlowestAnalysis.Run(new SlowestSettings(capturePath, selection, 1, threshold, 10), new NetTraceStackSampleReader());
+        // Every request of the window, whatever phase a load test marked: `slowest`'s default (the measured
+        // phase) fails on a capture taken during the fill, and would leave out a trigger in the warm-up.
+        var report = SlowestAnalysis.Run(new SlowestSettings(capturePath, selection, 1, threshold, 10, WholeWindow), new NetTraceStackSampleReader());
         report = TriggerFirst(report, trigger);
         string? fields = null;
         if (report.Slowest.Count > 0 && trigger.Kind != TriggerKind.GcPause)

@@ -39,6 +39,9 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     private const int TraceFieldBytes = (8 * 2) + 8 + 8 + 4 + 4 + 4 + 4;
     private const int MaxBlockBytes = 256 << 20;
 
+    /// <summary>Evicted bytes between two gen2 collections (<see cref="CollectEvicted"/>).</summary>
+    internal const long CollectEveryEvictedBytes = 16 << 20;
+
     // Snapshots may be taken off the reader thread (a capture whose margin never arrived); never held while calling the observer.
     private readonly object _sync = new();
     private readonly Queue<RingBlock> _blocks = new();
@@ -59,6 +62,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     private long _newestTimestamp;
     private long _windowTicks;
     private int _epoch;
+    private long _evictedSinceCollect;
 
     /// <summary>The stream header and Trace object, byte for byte (a capture starts with them).</summary>
     public byte[]? Prologue { get; private set; }
@@ -83,6 +87,9 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     public long DroppedStacks { get; private set; }
 
     public long HeldStackBytes => _heldStackBytes;
+
+    /// <summary>Gen2 collections this ring asked for, to free evicted blocks.</summary>
+    public long Collections { get; private set; }
 
     /// <summary>Event time covered by the ring, oldest block to newest.</summary>
     public double SpanMSec => _blocks.Count == 0 || QpcFrequency == 0 ? 0 : (_newestTimestamp - _blocks.Peek().MaxTimestamp) * 1000.0 / QpcFrequency;
@@ -279,8 +286,31 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
             }
         }
 
+        CollectEvicted();
+
         // After storing: a capture fired by this block includes it.
         observer.OnBlock(block, this);
+    }
+
+    /// <summary>
+    /// Evicted blocks are garbage the size of the stream, most of them on the large object heap
+    /// (EventPipe's blocks run to ~100 KB), which only a gen2 collection frees; with the ring always
+    /// live, the runtime's gen2 budget grows with it, and left to itself the watch held about a ring's
+    /// worth of evicted blocks (64 MiB ring, full-ring capture: 217 MiB peak). A blocking gen2 every
+    /// <see cref="CollectEveryEvictedBytes"/> evicted keeps that garbage within a constant. It runs
+    /// here, in the watch process only, and costs a mark of a few thousand objects (byte arrays hold no
+    /// references): milliseconds every few seconds of stream.
+    /// </summary>
+    private void CollectEvicted()
+    {
+        if (_evictedSinceCollect < CollectEveryEvictedBytes)
+        {
+            return;
+        }
+
+        _evictedSinceCollect = 0;
+        GC.Collect(2, GCCollectionMode.Forced, blocking: true, compacting: false);
+        Collections++;
     }
 
     private void Evict()
@@ -289,6 +319,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         {
             var old = _blocks.Dequeue();
             EvictedBlocks++;
+            _evictedSinceCollect += old.Bytes;
             HeldBytes -= old.Bytes;
             foreach (var id in old.StackIds)
             {

@@ -68,6 +68,12 @@ public sealed class SameTailTests : IDisposable
         Assert.True(measured > 0 && warmup > 0, $"measured {measured}, warm-up {warmup}");
         Assert.Equal(measured + warmup, Count(PhaseChoice.All));
 
+        // A watch capture's report covers its whole window, whatever phases it marks (one taken during the fill marks no measured phase).
+        var trigger = new TailDb.Analyzer.Watch.Trigger(TailDb.Analyzer.Watch.TriggerKind.GcPause, "gc", 0, 0, 0, 1, "a GC pause");
+        var capture = TailDb.Analyzer.Watch.CaptureReport.Write(trace, trigger, RequestSelection.Default).Report;
+        Assert.StartsWith("the whole trace, every phase", capture.Population.Range, StringComparison.Ordinal);
+        Assert.Equal(measured + warmup, capture.Population.Requests);
+
         // The HTML timeline gets the phases as boundaries and each dot's queue part.
         string html = Path.Combine(_scratch.FullName, "phases.html");
         TailDb.Analyzer.Commands.SlowestCommand.Run(new TailDb.Analyzer.Commands.SlowestCommand.Settings(
