@@ -23,10 +23,22 @@ internal static class ReportChild
     private const string NicePath = "/usr/bin/nice";
     private const int NiceLevel = 10;
 
+    /// <summary>The child's managed heap limit per byte of capture (its analysis takes about 6-9x), plus <see cref="HeapLimitBaseBytes"/>.</summary>
+    public const int HeapLimitPerCaptureByte = 16;
+
+    public const long HeapLimitBaseBytes = 512L << 20;
+
+    /// <summary>
+    /// The report child's GC heap hard limit for a capture of <paramref name="captureBytes"/>: a
+    /// capture the analysis cannot fit in it ends in "report failed" (its OutOfMemoryException),
+    /// never in the machine's memory running out under the watched service.
+    /// </summary>
+    public static long HeapLimitFor(long captureBytes) => HeapLimitBaseBytes + (HeapLimitPerCaptureByte * Math.Max(0, captureBytes));
+
     public static async Task<string> RunAsync(string capturePath, Trigger trigger, RequestSelection selection, TimeSpan timeout)
     {
         ArgumentNullException.ThrowIfNull(trigger);
-        var start = StartInfo(Arguments(capturePath, trigger, selection));
+        var start = StartInfo(Arguments(capturePath, trigger, selection), HeapLimitFor(CaptureBytes(capturePath)));
         using var process = new Process { StartInfo = start };
         try
         {
@@ -69,7 +81,7 @@ internal static class ReportChild
     /// output folder where the build copies it; `dotnet exec` of that dll with the host running this
     /// process. A single-file build has no dll location: the executable itself.
     /// </summary>
-    internal static ProcessStartInfo StartInfo(IEnumerable<string> arguments)
+    internal static ProcessStartInfo StartInfo(IEnumerable<string> arguments, long heapLimitBytes)
     {
         var assembly = typeof(ReportChild).Assembly.Location;
         List<string> command = assembly.Length == 0
@@ -95,7 +107,20 @@ internal static class ReportChild
 
         // Were the watch itself started under a suspending diagnostic port, the report would wait on it forever.
         start.Environment.Remove("DOTNET_DiagnosticPorts");
+        start.Environment["DOTNET_GCHeapHardLimit"] = heapLimitBytes.ToString("X", CultureInfo.InvariantCulture);
         return start;
+    }
+
+    private static long CaptureBytes(string capturePath)
+    {
+        try
+        {
+            return new FileInfo(capturePath).Length;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return 0; // The child reports the unreadable file itself.
+        }
     }
 
     internal static List<string> Arguments(string capturePath, Trigger trigger, RequestSelection selection)

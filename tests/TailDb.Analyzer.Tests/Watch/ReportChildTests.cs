@@ -55,7 +55,7 @@ public sealed class ReportChildTests(WorkloadTraces traces) : IDisposable
     [Fact]
     public void TheChildIsThisAnalyzersOwnAssemblyWithTheSelectionAndTheTrigger()
     {
-        var start = ReportChild.StartInfo(ReportChild.Arguments("c.nettrace", GcTrigger, new RequestSelection("Microsoft.AspNetCore.Hosting", ["Request"])));
+        var start = ReportChild.StartInfo(ReportChild.Arguments("c.nettrace", GcTrigger, new RequestSelection("Microsoft.AspNetCore.Hosting", ["Request"])), ReportChild.HeapLimitFor(64L << 20));
         var arguments = start.ArgumentList.ToList();
 
         Assert.Contains(typeof(ReportChild).Assembly.Location, arguments);
@@ -64,6 +64,22 @@ public sealed class ReportChildTests(WorkloadTraces traces) : IDisposable
         // The default selection is left to the capture (a load test's Request, else TailDb's), as `slowest` does.
         Assert.DoesNotContain("--provider", ReportChild.Arguments("c.nettrace", GcTrigger, RequestSelection.Default));
         Assert.False(start.Environment.ContainsKey("DOTNET_DiagnosticPorts"));
+        // A 64 MiB capture: 512 MiB + 16 x 64 MiB of heap at most.
+        Assert.Equal("60000000", start.Environment["DOTNET_GCHeapHardLimit"]);
+    }
+
+    [Fact]
+    public async Task TheChildRunsUnderItsHeapLimitAndFailsWhenTheAnalysisCannotFitInIt()
+    {
+        // The limit is the environment's: a 1 MiB heap cannot hold the analysis of any capture.
+        var capture = Copy("tiny-heap.nettrace");
+        var start = ReportChild.StartInfo(ReportChild.Arguments(capture, GcTrigger, RequestSelection.Default), 1L << 20);
+        using var process = System.Diagnostics.Process.Start(start)!;
+        var error = await process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync();
+
+        Assert.True(process.ExitCode != 0, $"a child under a 1 MiB heap limit exited 0: {error}");
+        Assert.Equal([capture], Directory.GetFiles(_directory));
     }
 
     public void Dispose() => Directory.Delete(_directory, recursive: true);
