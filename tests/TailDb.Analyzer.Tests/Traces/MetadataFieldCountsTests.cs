@@ -135,6 +135,27 @@ public sealed class MetadataFieldCountsTests(WorkloadTraces traces)
 
     private static long FirstFieldCountOffset(string tracePath)
     {
+        foreach (var (block, offset) in MetadataBlocks(tracePath))
+        {
+            var events = new EventBlockReader(block);
+            while (events.MoveNext())
+            {
+                var record = events.Payload;
+                var countAt = FieldCountAt(record);
+                if (countAt + 4 <= record.Length && BinaryPrimitives.ReadInt32LittleEndian(record[countAt..]) > 0)
+                {
+                    return offset + OffsetWithin(block, record) + countAt;
+                }
+            }
+        }
+
+        throw new InvalidOperationException("no metadata record with fields");
+    }
+
+    /// <summary>Every MetadataBlock's payload and its file offset, read with the analyzer's own framing reader.</summary>
+    private static List<(byte[] Block, long Offset)> MetadataBlocks(string tracePath)
+    {
+        var blocks = new List<(byte[], long)>();
         using var stream = new NetTraceObjectStream(tracePath);
         stream.ReadStreamHeader();
         while (stream.TryBeginObject(out var type, out _))
@@ -146,25 +167,13 @@ public sealed class MetadataFieldCountsTests(WorkloadTraces traces)
             }
 
             var block = stream.ReadBlock(type, out var offset);
-            if (type != "MetadataBlock")
+            if (type == "MetadataBlock")
             {
-                continue;
-            }
-
-            var events = new EventBlockReader(block);
-            while (events.MoveNext())
-            {
-                var record = events.Payload;
-                var countAt = FieldCountAt(record);
-                if (countAt + 4 <= record.Length && BinaryPrimitives.ReadInt32LittleEndian(record[countAt..]) > 0)
-                {
-                    var recordStart = (int)OffsetWithin(block, record);
-                    return offset + recordStart + countAt;
-                }
+                blocks.Add((block.ToArray(), offset));
             }
         }
 
-        throw new InvalidOperationException("no metadata record with fields");
+        return blocks;
     }
 
     /// <summary>Where a record's payload starts inside its block (both are views of one array).</summary>
@@ -196,27 +205,15 @@ public sealed class MetadataFieldCountsTests(WorkloadTraces traces)
     private static List<byte[]> MetadataRecords(string tracePath)
     {
         var records = new List<byte[]>();
-        using var stream = new NetTraceObjectStream(tracePath);
-        stream.ReadStreamHeader();
-        while (stream.TryBeginObject(out var type, out _))
+        foreach (var (block, _) in MetadataBlocks(tracePath))
         {
-            if (type == "Trace")
+            var events = new EventBlockReader(block);
+            while (events.MoveNext())
             {
-                stream.ReadTraceObjectFields();
-                continue;
+                records.Add(events.Payload.ToArray());
             }
 
-            var block = stream.ReadBlock(type, out _);
-            if (type == "MetadataBlock")
-            {
-                var events = new EventBlockReader(block);
-                while (events.MoveNext())
-                {
-                    records.Add(events.Payload.ToArray());
-                }
-
-                Assert.False(events.Corrupt);
-            }
+            Assert.False(events.Corrupt);
         }
 
         return records;

@@ -24,6 +24,9 @@ internal sealed class FakeRespServer : IDisposable
         new Thread(AcceptLoop) { IsBackground = true, Name = "fake-resp-accept" }.Start();
     }
 
+    /// <summary>The load test's first pool connection: connection 0 is the PING it sends before the pool opens.</summary>
+    public const int FirstPoolConnection = 1;
+
     /// <summary>The reply that closes the connection instead (a server restart, as the client sees it).</summary>
     public const string Close = "\0close";
 

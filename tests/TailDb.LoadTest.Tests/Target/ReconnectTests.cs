@@ -9,9 +9,6 @@ namespace TailDb.LoadTest.Tests.Target;
 [Collection(WorkerProcessesGroup.Name)]
 public sealed class ReconnectTests
 {
-    // Connection 0 is the PING before the pool opens; 1 is the pool's first connection.
-    private const int DroppedConnection = 1;
-
     private const int Timeout = 250;
 
     /// <summary>Closes the chosen connections at their first GET of the measured phase (INFO is read just before and after it).</summary>
@@ -38,7 +35,7 @@ public sealed class ReconnectTests
     [Fact]
     public void ADroppedConnectionIsReopenedAndTheRequestsInFlightOnItAreSentAgainAndAnswered()
     {
-        using var server = new FakeRespServer(ClosesInTheMeasuredPhase(connection => connection == DroppedConnection));
+        using var server = new FakeRespServer(ClosesInTheMeasuredPhase(connection => connection == FakeRespServer.FirstPoolConnection));
         WorkloadOptions workload = RemoteSessionTests.Short(rate: 1000);
 
         WorkerResult result = RemoteSessionTests.Run(
@@ -60,7 +57,7 @@ public sealed class ReconnectTests
         {
             lock (dropped)
             {
-                return connection > 0 && dropped.Add(connection) && dropped.Count <= 2; // the pool's two first connections
+                return connection >= FakeRespServer.FirstPoolConnection && dropped.Add(connection) && dropped.Count <= 2; // the pool's two first connections
             }
         }));
         WorkloadOptions workload = RemoteSessionTests.Short(rate: 1000);

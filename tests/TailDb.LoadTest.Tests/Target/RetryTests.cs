@@ -9,8 +9,7 @@ namespace TailDb.LoadTest.Tests.Target;
 [Collection(WorkerProcessesGroup.Name)]
 public sealed class RetryTests
 {
-    // Connection 0 is the PING before the pool opens; 1 is the pool's first connection.
-    private const int SilentConnection = 1;
+    private const int SilentConnection = FakeRespServer.FirstPoolConnection;
 
     // Long enough that, on a loaded machine, only the hung connection's requests time out.
     private const int Timeout = 250;
