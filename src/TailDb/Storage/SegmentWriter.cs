@@ -180,13 +180,59 @@ internal sealed class SegmentWriter : IDisposable
     /// <summary>
     /// What a group-commit leader must fsync to make every append so far durable: the segment
     /// sealed by the last rotation if its fsync is still pending (first: see
-    /// <see cref="CompleteSeal(Segment)"/>), then the active segment.
+    /// <see cref="CompleteSeal(Segment)"/>), then the active segment (see <see cref="MakeDurable(Segment)"/>).
     /// </summary>
-    public (Segment? Sealing, IStorageFile File, long Sequence) FlushTarget()
+    public (Segment? Sealing, Segment Active, long Sequence) FlushTarget()
     {
         lock (WriteLock)
         {
-            return (_sealing, _active.File, _sequence);
+            return (_sealing, _active, _sequence);
+        }
+    }
+
+    /// <summary>
+    /// Off the writer lock: makes every record appended so far durable (the pending seal, then
+    /// the active segment), as a group commit does, without advancing its count. Compaction calls
+    /// it before its commit point: a record it left out because a newer write superseded it may
+    /// only disappear once that newer write is durable, or a power loss would take both.
+    /// </summary>
+    public void MakeAppendedDurable()
+    {
+        (Segment? sealing, Segment active, _) = FlushTarget();
+        if (sealing is not null)
+        {
+            CompleteSeal(sealing);
+        }
+
+        MakeDurable(active);
+    }
+
+    /// <summary>
+    /// Fsyncs <paramref name="segment"/>, the active one when the caller looked. By now a rotation
+    /// may have sealed it and compaction closed its file: then its seal's fsync made every record
+    /// in it durable, and a failure on the closed file is no failure.
+    /// </summary>
+    public void MakeDurable(Segment segment)
+    {
+        if (segment.SealDurable)
+        {
+            return;
+        }
+
+        try
+        {
+            segment.File.Flush();
+        }
+#pragma warning disable CA1031 // a failed fsync faults the store whatever its type
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            if (segment.SealDurable)
+            {
+                return;
+            }
+
+            throw _fault.Fault($"fsync of '{segment.File.Path}'", e);
         }
     }
 
