@@ -87,14 +87,14 @@ public sealed class PutBatchTests : IDisposable
     }
 
     [Fact]
-    public void ABatchAllocatesNothingWithDurabilityNoneAndInvalidatingWrites()
+    public async Task ABatchAllocatesNothingWithDurabilityNoneAndInvalidatingWrites()
     {
         using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Invalidate, SegmentMaxBytes = 64L << 20 });
         BatchPut[] puts = [.. Enumerable.Range(0, 16).Select(i => Put($"key{i}", new string('v', 256)))];
         var statuses = new PutStatus[puts.Length];
         for (int i = 0; i < 100; i++)
         {
-            store.PutBatchAsync(puts, statuses).GetAwaiter().GetResult();
+            await store.PutBatchAsync(puts, statuses);
         }
 
         long before = GC.GetAllocatedBytesForCurrentThread();
