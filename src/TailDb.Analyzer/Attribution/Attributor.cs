@@ -22,6 +22,9 @@ internal sealed class Attributor
     private readonly int[] _sampleCause;
     // GC pauses each stretched by one sampling interval: a thread parked at a safe point in there was stopped by the GC.
     private WindowIndex? _gcParking;
+    // Each thread's request services, when requests carry their arrival: a sample in a request's queue
+    // that falls inside one of them was taken while the thread served the request in front.
+    private Dictionary<int, WindowIndex> _servicesByThread = [];
     private int[] _causeOfActivity = [];
     private int[] _nestedIndex = [];
     private int[] _nestedParents = [];
@@ -434,7 +437,46 @@ internal sealed class Attributor
 
         // Queue part only: a request's own service is in the same index.
         AddPerThread("earlier requests on the same thread (queued behind them)", CauseKind.EarlierRequests, byThread, only: RequestPart.Queue);
+        if (byThread.Count > 0)
+        {
+            _servicesByThread = _perThread[^1].ByThread;
+        }
     }
+
+    /// <summary>The slot <see cref="CountSamples"/> counts samples that stand for no cause in (the sampler's own tick).</summary>
+    public int NoCauseSlot => _causes.Count;
+
+    /// <summary>
+    /// Counts one part's samples by the cause each stands for (<see cref="NoCauseSlot"/> for none) and
+    /// by the thread's situation at that moment (<see cref="SampleSituation"/>): serving a request (the
+    /// request's own service, or in its queue the service of a request in front) or not, and running
+    /// code or stopped (blocked, waiting, parked). <paramref name="counts"/> is
+    /// <see cref="SampleSituations.Count"/> blocks of <see cref="NoCauseSlot"/> + 1; added to, not cleared.
+    /// </summary>
+    public void CountSamples(in RequestRecord request, RequestPart part, Span<int> counts)
+    {
+        var (from, to) = part == RequestPart.Queue ? (request.ArrivalMSec, request.StartMSec) : (request.StartMSec, request.StopMSec);
+        if (_samples is null || _sampleCause[0] < 0 || !(to > from) || !_samples.TryGetThread(request.ThreadId, out var samples))
+        {
+            return;
+        }
+
+        var slots = NoCauseSlot + 1;
+        _servicesByThread.TryGetValue(request.ThreadId, out var services);
+        var (first, end) = samples.Range(from, to);
+        for (var i = first; i < end; i++)
+        {
+            var time = samples.Times[i];
+            var category = _samples.Categories[samples.StackIds[i]];
+            var cause = category == SampleCategory.SafePoint ? ParkedCause(time) : _sampleCause[(int)category];
+            var serving = part == RequestPart.Service || (services is not null && services.Overlap(time - 1e-6, time + 1e-6) > 0);
+            var situation = SampleSituations.Of(serving, SampleComputer.IsRunning(category));
+            counts[((int)situation * slots) + (cause >= 0 ? cause : NoCauseSlot)]++;
+        }
+    }
+
+    /// <summary>The sampling interval a sample stands for (NaN without samples).</summary>
+    public double SampleIntervalMSec => _samples?.IntervalMSec ?? double.NaN;
 
     private void AddPerThread(string name, CauseKind kind, Dictionary<int, List<(double, double)>> windows, RequestPart? only)
     {

@@ -107,6 +107,11 @@ internal sealed record InjectionScore(
 
     private static (string Name, CauseKind Kind)? FirstCause(SlowRequestRow row, Dictionary<string, CauseKind> kindOf, bool lookThrough)
     {
+        if (lookThrough)
+        {
+            return row.Named is { } named && named.Kind != CauseKind.EarlierRequests ? (named.Cause, named.Kind) : null;
+        }
+
         foreach (var overlap in row.Causes)
         {
             if (overlap.Unit != "ms" || !kindOf.TryGetValue(overlap.Cause, out var kind)
