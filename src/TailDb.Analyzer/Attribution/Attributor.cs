@@ -130,9 +130,15 @@ internal sealed class Attributor
     /// <summary>
     /// The store's compaction and cache eviction, wherever they ran: process-wide, because a
     /// compaction holding the writer lock or saturating the disk slows requests on every thread.
+    /// Less the time the runtime had every thread stopped (a GC pause, any suspension, the sample
+    /// profiler's ticks): upkeep stood still then too, and the requests waited on the suspension. A
+    /// starved upkeep thread that held up a sampler tick for 80 ms was "running" all that while,
+    /// and would otherwise be blamed for what the tick did.
     /// </summary>
     private void AddUpkeep()
     {
+        var stopped = StoppedWindows();
+        var ignored = new List<(double, double)>();
         foreach (var kind in Enum.GetValues<UpkeepKind>())
         {
             var windows = new List<(double, double)>();
@@ -140,7 +146,7 @@ internal sealed class Attributor
             {
                 if (window.Tag == (int)kind)
                 {
-                    windows.Add((window.StartMSec, window.StopMSec));
+                    SplitAround(stopped, window.StartMSec, window.StopMSec, windows, ignored);
                 }
             }
 
@@ -305,6 +311,37 @@ internal sealed class Attributor
         {
             outside.Add((at, to));
         }
+    }
+
+    /// <summary>Every GC pause and runtime suspension, merged into disjoint windows sorted by start.</summary>
+    private (double Start, double Stop)[] StoppedWindows()
+    {
+        var all = new List<(double Start, double Stop)>();
+        foreach (var pause in _set.Gc.Pauses)
+        {
+            all.Add((pause.StartMSec, pause.StopMSec));
+        }
+
+        for (var i = 0; i < _set.Suspensions.Windows.Count; i++)
+        {
+            all.Add((_set.Suspensions.Windows[i].StartMSec, _set.Suspensions.Windows[i].StopMSec));
+        }
+
+        all.Sort();
+        var merged = new List<(double Start, double Stop)>(all.Count);
+        foreach (var (start, stop) in all)
+        {
+            if (merged.Count > 0 && start <= merged[^1].Stop)
+            {
+                merged[^1] = (merged[^1].Start, Math.Max(merged[^1].Stop, stop));
+            }
+            else
+            {
+                merged.Add((start, stop));
+            }
+        }
+
+        return [.. merged];
     }
 
     private void AddStarvation()

@@ -46,8 +46,8 @@ internal static class SampleSituations
 /// </para>
 /// <para>
 /// Causes that run beside the requests rather than stop them (store upkeep) are named only when
-/// the slow set shows more of them than the rest: an eviction that overlaps every request alike
-/// is not why some of them were slow.
+/// the slow set shows more of them than the rest (an eviction that overlaps every request alike is
+/// not why some of them were slow) and when they covered at least <see cref="MinShare"/> of the request.
 /// </para>
 /// </summary>
 internal sealed class RequestBlame
@@ -57,16 +57,25 @@ internal sealed class RequestBlame
 
     internal const double Sigmas = 2;
 
+    /// <summary>
+    /// A cause running beside the request that covered less of it than this explains little of it
+    /// (the verdict's own bar, "no single recorded cause explains ..."). Causes that stop the
+    /// request (a pause, a lock) are named whatever their share: they are exact and they are there.
+    /// </summary>
+    internal const double MinShare = 0.1;
+
     private readonly Attributor _attributor;
     private readonly AnalysisScope _scope;
     private readonly int _slots;
     // Per situation and cause slot: the ordinary share of that cause among the samples it is held against.
     private readonly double[] _ordinary;
     private readonly bool[] _notOverRepresented;
+    private readonly bool[] _beside;
     private readonly int[] _counts;
 
     private RequestBlame(Attributor attributor, AnalysisScope scope, double[] ordinary, bool[] notOverRepresented)
     {
+        _beside = [.. attributor.Causes.Select(c => RunsBeside(c.Kind))];
         _attributor = attributor;
         _scope = scope;
         _slots = attributor.NoCauseSlot + 1;
@@ -118,7 +127,7 @@ internal sealed class RequestBlame
         {
             var slowShare = tally.SlowTime > 0 ? tally.SlowTotals[c] / tally.SlowTime : 0;
             var restShare = tally.RestTime > 0 ? tally.RestTotals[c] / tally.RestTime : 0;
-            notOverRepresented[c] = causes[c].Kind == CauseKind.StoreUpkeep && slowShare <= restShare;
+            notOverRepresented[c] = RunsBeside(causes[c].Kind) && slowShare <= restShare;
         }
 
         return new RequestBlame(attributor, scope, ordinary, notOverRepresented);
@@ -160,6 +169,11 @@ internal sealed class RequestBlame
             (best, bestValue) = (queuedBehind, whole[queuedBehind]);
         }
 
+        if (best >= 0 && _beside[best] && bestValue < MinShare * _scope.Latency(request))
+        {
+            best = -1;
+        }
+
         return best < 0 ? null : new CauseOverlap(causes[best].Name, causes[best].UnitName, Population.Round(bestValue), causes[best].Kind);
     }
 
@@ -179,6 +193,9 @@ internal sealed class RequestBlame
 
         return Significant(observed - expected, variance);
     }
+
+    /// <summary>Runs beside the requests rather than stopping them: overlapping one is not, by itself, slowing it.</summary>
+    private static bool RunsBeside(CauseKind kind) => kind == CauseKind.StoreUpkeep;
 
     /// <summary>An excess of samples over the ordinary, or 0 when it is within chance (binomial spread) or a single tick.</summary>
     internal static double Significant(double excess, double variance) =>
