@@ -4,7 +4,7 @@
 # (Debian), each on its own loopback port, every test run against each in turn. Prints throughput and p50/p99/p99.9
 # with ratios to Garnet in the same run.
 #
-#   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--out DIR] [--taildb-args "..."]
+#   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
 #
 # Needs: the .NET SDK, apt (redis-tools, redis-server) and NuGet (garnet-server). Nothing is
 # installed globally except the two apt packages; Garnet lives in a temp tool manifest.
@@ -14,11 +14,13 @@ n_p1=200000
 n_p16=1000000
 out=artifacts/side-by-side
 taildb_args=""
+pipelines="1 16"
 while [ $# -gt 0 ]; do
   case "$1" in
     --n-p1) n_p1=$2; shift 2 ;;
     --n-p16) n_p16=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --pipelines) pipelines=$2; shift 2 ;;
     --taildb-args) taildb_args=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
@@ -81,7 +83,7 @@ echo "TailDb: $(grep -h -E "GC mode|listening" "$out"/taildb-*.log | tr '\n' ' '
 echo "Garnet: $(redis-cli -h 127.0.0.1 -p "${port[garnet]}" INFO server | tr -d '\r' | grep -E '^(garnet_version|redis_version)' | tr '\n' ' ')"
 echo "redis-server: $(redis-server --version)"
 
-for p in 1 16; do
+for p in $pipelines; do
   n=$n_p1; [ "$p" = 16 ] && n=$n_p16
   for t in set get; do
     for s in taildb-none taildb-fsync garnet redis; do
@@ -113,6 +115,7 @@ print("| test | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s vs Garnet | 
 print("|---|---|---|---|---|---|---|---|")
 for p in (1, 16):
     for t in ("set", "get"):
+        if not (out / f"garnet.P{p}.{t}.txt").exists(): continue
         g = parse(out / f"garnet.P{p}.{t}.txt")
         for s in servers:
             f = out / f"{s}.P{p}.{t}.txt"

@@ -11,6 +11,9 @@ public sealed record TailDbOptions
     /// <summary>Upper bound of the value cache in bytes (values, keys and per-entry overhead); 0 disables it.</summary>
     public long CacheCapacityBytes { get; init; } = 64L << 20;
 
+    /// <summary>Whether writes fill the value cache (<see cref="CacheWrites.Through"/>, the default) or only drop the key's old value from it.</summary>
+    public CacheWrites CacheWrites { get; init; } = CacheWrites.Through;
+
     /// <summary>
     /// Pre-sizes the key directory and the cache: growing a ConcurrentDictionary re-allocates every
     /// node under all its locks, a p99.9 spike we would rather pay at open.

@@ -117,7 +117,7 @@ public sealed partial class TailDbStore
         {
             RecordFormat.Write(record, key, value, tombstone);
             // Copy outside the lock: the cache keeps its own array of the value.
-            byte[]? cached = !tombstone && _cache.Enabled && _cache.Fits(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
+            byte[]? cached = !tombstone && CachesWrite(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
             long sequence;
             lock (_writer.WriteLock)
             {
@@ -168,6 +168,9 @@ public sealed partial class TailDbStore
         }
     }
 
+    private bool CachesWrite(int keyLength, int valueLength) =>
+        _options.CacheWrites == CacheWrites.Through && _cache.Enabled && _cache.Fits(keyLength, valueLength);
+
     private void ValidateWrite(ReadOnlySpan<byte> key, int valueLength)
     {
         RecordFormat.ValidateKey(key);
@@ -176,13 +179,17 @@ public sealed partial class TailDbStore
             ThrowValueTooLarge(valueLength, _options.MaxValueBytes, nameof(valueLength));
         }
 
+        ThrowIfNotWritable();
+        _fault.ThrowIfFaulted();
+    }
+
+    private void ThrowIfNotWritable()
+    {
         ThrowIfDisposed();
         if (_options.ReadOnly)
         {
             throw new InvalidOperationException($"The TailDb store at '{_directory}' was opened read-only.");
         }
-
-        _fault.ThrowIfFaulted();
     }
 
     private static void ThrowValueTooLarge(int length, int max, string paramName) =>

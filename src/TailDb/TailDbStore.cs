@@ -64,6 +64,9 @@ public sealed partial class TailDbStore : IDisposable
     /// <summary>True once a write or fsync failed; every later write throws <see cref="TailDbFaultedException"/>.</summary>
     public bool IsFaulted => _fault.IsFaulted;
 
+    /// <summary>The message a <see cref="TailDbFaultedException"/> would carry now, or null if the store is not faulted.</summary>
+    public string? FaultMessage => _fault.Message;
+
     /// <summary>Opens (or creates) the store in <see cref="TailDbOptions.Directory"/>, repairing a torn tail.</summary>
     /// <exception cref="TailDbLockedException">Another writer holds the directory.</exception>
     /// <exception cref="TailDbCorruptionException">The files are damaged in a way that could return wrong values.</exception>

@@ -25,6 +25,7 @@ public static class ServeCommand
     internal static readonly Option<string?> GcOption = new("--gc") { Description = "GC mode: workstation, workstation-nonconcurrent, server, server-nodatas, nogc, or a path to a runtimeconfig .json (the load test's runtimeconfigs/); default: this program's own" };
     internal static readonly Option<string?> GcVerifyOption = new(GcRelaunch.VerifyFlag) { Description = "(internal) the runtimeconfig this process was started with by --gc", Hidden = true };
     internal static readonly Option<bool> ExitWithStdinOption = new("--exit-with-stdin") { Description = "Stop, as SIGTERM does, when standard input closes: a parent that started the server takes it down when it dies, even by SIGKILL" };
+    internal static readonly Option<CacheWrites> CacheWritesOption = new("--cache-writes") { Description = "Invalidate (a write drops the key's cached value; the next read fills it) or Through (a write caches its value)", DefaultValueFactory = _ => Defaults.CacheWrites };
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -33,7 +34,7 @@ public static class ServeCommand
         foreach (Option option in new Option[]
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
-            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, GcOption, GcVerifyOption, ExitWithStdinOption,
+            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, GcOption, GcVerifyOption, ExitWithStdinOption,
         })
         {
             root.Options.Add(option);
@@ -81,6 +82,7 @@ public static class ServeCommand
             MaxValueBytes = parseResult.GetValue(MaxValueOption),
             MaxMultibulkCount = parseResult.GetValue(MaxMultibulkOption),
             CacheCapacityBytes = parseResult.GetValue(CacheOption),
+            CacheWrites = parseResult.GetValue(CacheWritesOption),
             ExitWithStdin = parseResult.GetValue(ExitWithStdinOption),
         };
     }

@@ -30,11 +30,7 @@ public static class DelCommand
     {
         for (int i = from; i < c.Request.Count; i++)
         {
-            ValueTask<bool> delete;
-            lock (c.Server.StripeOf(c.Request.Span(i)))
-            {
-                delete = StoreWrites.Delete(c, c.Request[i]);
-            }
+            ValueTask<bool> delete = StoreWrites.Delete(c, c.Request[i]);
 
             if (!delete.IsCompletedSuccessfully)
             {

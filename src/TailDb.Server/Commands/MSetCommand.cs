@@ -29,11 +29,7 @@ public static class MSetCommand
     {
         for (int i = from; i < c.Request.Count; i += 2)
         {
-            ValueTask put;
-            lock (c.Server.StripeOf(c.Request.Span(i)))
-            {
-                put = StoreWrites.Put(c, c.Request[i], c.Request[i + 1]);
-            }
+            ValueTask put = StoreWrites.Put(c, c.Request[i], c.Request[i + 1]);
 
             if (!put.IsCompletedSuccessfully)
             {

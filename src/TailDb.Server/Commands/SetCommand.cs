@@ -3,19 +3,13 @@ using TailDb.Server.Protocol;
 namespace TailDb.Server.Commands;
 
 /// <summary>
-/// SET key value [NX|XX]. Writes go through the key's stripe lock so NX/XX decide and append as
-/// one step; the durability wait (fsync group commit) happens after the lock is released, because
-/// the store appends before PutAsync's first await.
+/// SET key value [NX|XX]. A plain SET is a store Put (and, pipelined with other plain SETs, joins
+/// the connection's <see cref="SetBatch"/>). NX/XX go to the store as a conditional put, which
+/// decides and appends under the writer lock: atomic against every other write, with no lock of
+/// the server's own. The durability wait (fsync group commit) happens after that lock is released.
 /// </summary>
 public static class SetCommand
 {
-    internal enum Condition
-    {
-        None,
-        IfAbsent,
-        IfPresent,
-    }
-
     public static ValueTask Execute(CommandContext c)
     {
         if (c.Request.Count < 3)
@@ -24,48 +18,55 @@ public static class SetCommand
             return default;
         }
 
-        if (!TryParseCondition(c, out Condition condition) || !c.CheckKey(c.Request.Span(1)))
+        if (!TryParseCondition(c, out PutCondition condition) || !c.CheckKey(c.Request.Span(1)))
         {
             return default;
         }
 
-        return Write(c, condition, RespWriter.NullBulk, StoreWrites.OkReply);
+        return condition == PutCondition.Always
+            ? StoreWrites.Reply(c, StoreWrites.Put(c, c.Request[1], c.Request[2]), StoreWrites.OkReply)
+            : Write(c, condition, RespWriter.NullBulk, StoreWrites.OkReply);
     }
 
-    /// <summary>Writes request[2] under request[1] if the condition holds; replies <paramref name="ok"/>, or <paramref name="skipped"/> when it does not.</summary>
-    internal static ValueTask Write(CommandContext c, Condition condition, ReadOnlySpan<byte> skipped, byte[] ok)
+    /// <summary>Writes request[2] under request[1] if <paramref name="condition"/> holds; replies <paramref name="ok"/>, or <paramref name="skipped"/> when it does not.</summary>
+    internal static ValueTask Write(CommandContext c, PutCondition condition, ReadOnlySpan<byte> skipped, byte[] ok)
     {
-        ValueTask write;
-        object stripe = c.Server.StripeOf(c.Request.Span(1));
-        lock (stripe)
+        var put = new BatchPut(c.Request[1], c.Request[2], condition);
+        Span<PutStatus> status = stackalloc PutStatus[1];
+        ValueTask durable = c.Store.PutBatchAsync(new ReadOnlySpan<BatchPut>(in put), status);
+        switch (status[0])
         {
-            if (condition != Condition.None && c.Store.ContainsKey(c.Request.Span(1)) != (condition == Condition.IfPresent))
-            {
+            case PutStatus.Written:
+                return StoreWrites.Reply(c, durable, ok);
+            case PutStatus.ConditionNotMet:
                 c.Raw(skipped);
-                return default;
-            }
-
-            write = StoreWrites.Put(c, c.Request[1], c.Request[2]);
+                break;
+            case PutStatus.Invalid:
+                c.Error($"ERR value larger than the store's limit ({c.Server.Options.MaxValueBytes} bytes)");
+                break;
+            default:
+                StoreWrites.Faulted(c, c.Store.FaultMessage);
+                break;
         }
 
-        return StoreWrites.Reply(c, write, ok);
+        return default;
     }
 
-    private static bool TryParseCondition(CommandContext c, out Condition condition)
+    private static bool TryParseCondition(CommandContext c, out PutCondition condition)
     {
-        condition = Condition.None;
+        condition = PutCondition.Always;
         for (int i = 3; i < c.Request.Count; i++)
         {
             ReadOnlySpan<byte> option = c.Request.Span(i);
-            Condition next = CommandTable.Is(option, "NX"u8) ? Condition.IfAbsent : CommandTable.Is(option, "XX"u8) ? Condition.IfPresent : Condition.None;
-            if (next == Condition.None)
+            PutCondition next = CommandTable.Is(option, "NX"u8) ? PutCondition.IfAbsent : CommandTable.Is(option, "XX"u8) ? PutCondition.IfPresent : PutCondition.Always;
+            if (next == PutCondition.Always)
             {
                 bool expiry = CommandTable.Is(option, "EX"u8) || CommandTable.Is(option, "PX"u8) || CommandTable.Is(option, "EXAT"u8) || CommandTable.Is(option, "PXAT"u8) || CommandTable.Is(option, "KEEPTTL"u8);
                 c.Error(expiry ? "ERR TailDb keys do not expire: SET EX/PX/EXAT/PXAT/KEEPTTL are not supported" : "ERR syntax error");
                 return false;
             }
 
-            if (condition != Condition.None && condition != next)
+            if (condition != PutCondition.Always && condition != next)
             {
                 c.Error("ERR syntax error");
                 return false;

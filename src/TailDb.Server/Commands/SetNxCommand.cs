@@ -13,6 +13,6 @@ public static class SetNxCommand
             return default;
         }
 
-        return c.CheckKey(c.Request.Span(1)) ? SetCommand.Write(c, SetCommand.Condition.IfAbsent, ":0\r\n"u8, One) : default;
+        return c.CheckKey(c.Request.Span(1)) ? SetCommand.Write(c, PutCondition.IfAbsent, ":0\r\n"u8, One) : default;
     }
 }

@@ -59,5 +59,8 @@ public static class StoreWrites
         }
     }
 
-    public static void Faulted(CommandContext c, TailDbFaultedException e) => c.Error("ERR store faulted, writes are refused until restart: " + e.Message);
+    public static void Faulted(CommandContext c, TailDbFaultedException e) => Faulted(c, e.Message);
+
+    /// <summary>The fault's error reply when a status, not an exception, reported it (<see cref="TailDbStore.FaultMessage"/>).</summary>
+    public static void Faulted(CommandContext c, string? message) => c.Error("ERR store faulted, writes are refused until restart: " + message);
 }

@@ -26,6 +26,7 @@ public sealed class RespConnection
     private readonly ServerState _server;
     private readonly CommandContext _context;
     private readonly RespLimits _limits;
+    private readonly SetBatch _batch = new();
     private long _lastActivity = Environment.TickCount64;
     private volatile bool _stopping;
     private int _needed;
@@ -106,10 +107,11 @@ public sealed class RespConnection
         {
             ReadResult result = await _input.ReadAsync().ConfigureAwait(false);
             long arrival = Stopwatch.GetTimestamp();
+            bool events = ServerEventSource.Log.CommandsEnabled();
             Touch();
             ReadOnlySequence<byte> buffer = result.Buffer;
-            bool close = false;
-            while (!close && buffer.Length >= _needed)
+            string? protocolError = null;
+            while (buffer.Length >= _needed)
             {
                 byte[]? rented = null;
                 try
@@ -119,8 +121,7 @@ public sealed class RespConnection
                     {
                         if (_needed > _server.Options.MaxPendingBytes)
                         {
-                            ProtocolError($"request larger than the pending-bytes limit ({_server.Options.MaxPendingBytes} bytes)");
-                            close = true;
+                            protocolError = $"request larger than the pending-bytes limit ({_server.Options.MaxPendingBytes} bytes)";
                         }
 
                         break;
@@ -128,8 +129,7 @@ public sealed class RespConnection
 
                     if (status == ParseStatus.Malformed)
                     {
-                        ProtocolError(error!);
-                        close = true;
+                        protocolError = error!;
                         break;
                     }
 
@@ -137,14 +137,28 @@ public sealed class RespConnection
                     if (_context.Request.Count > 0)
                     {
                         _commands++;
-                        ValueTask run = CommandDispatcher.Execute(_context, arrival);
-                        if (run.IsCompletedSuccessfully)
+                        if (rented is null && SetBatch.Accepts(_context, events))
                         {
-                            run.GetAwaiter().GetResult();
+                            // Held back (its bytes stay in the read buffer) to be written with the SETs after it.
+                            _batch.Add(_context, arrival);
+                            if (_batch.IsFull)
+                            {
+                                await RunBatch().ConfigureAwait(false);
+                            }
                         }
                         else
                         {
-                            await run.ConfigureAwait(false);
+                            // The SETs held back answer first: replies go out in request order.
+                            await RunBatch().ConfigureAwait(false);
+                            ValueTask run = CommandDispatcher.Execute(_context, arrival);
+                            if (run.IsCompletedSuccessfully)
+                            {
+                                run.GetAwaiter().GetResult();
+                            }
+                            else
+                            {
+                                await run.ConfigureAwait(false);
+                            }
                         }
                     }
 
@@ -160,28 +174,47 @@ public sealed class RespConnection
 
                 if (_context.CloseAfterReply)
                 {
-                    close = true;
+                    break;
                 }
-                else if (_output.UnflushedBytes >= FlushThreshold)
+
+                if (_output.UnflushedBytes >= FlushThreshold)
                 {
                     await _output.FlushAsync().ConfigureAwait(false);
                 }
             }
 
-            if (!close && buffer.Length > _server.Options.MaxPendingBytes)
+            // Before the buffer their keys and values live in is advanced.
+            await RunBatch().ConfigureAwait(false);
+            if (protocolError is null && !_context.CloseAfterReply && buffer.Length > _server.Options.MaxPendingBytes)
             {
-                ProtocolError($"request larger than the pending-bytes limit ({_server.Options.MaxPendingBytes} bytes)");
-                close = true;
+                protocolError = $"request larger than the pending-bytes limit ({_server.Options.MaxPendingBytes} bytes)";
+            }
+
+            if (protocolError is not null)
+            {
+                ProtocolError(protocolError);
             }
 
             _input.AdvanceTo(buffer.Start, buffer.End);
             FlushResult flush = await _output.FlushAsync().ConfigureAwait(false);
             Touch();
-            if (close || _stopping || result.IsCompleted || flush.IsCompleted)
+            if (protocolError is not null || _context.CloseAfterReply || _stopping || result.IsCompleted || flush.IsCompleted)
             {
                 return;
             }
         }
+    }
+
+    private ValueTask RunBatch()
+    {
+        ValueTask run = _batch.Run(_context);
+        if (run.IsCompletedSuccessfully)
+        {
+            run.GetAwaiter().GetResult();
+            return default;
+        }
+
+        return run;
     }
 
     /// <summary>

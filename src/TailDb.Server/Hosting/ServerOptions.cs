@@ -37,6 +37,12 @@ public sealed record ServerOptions
 
     public long CacheCapacityBytes { get; init; } = 256L << 20;
 
+    /// <summary>
+    /// Invalidate by default, unlike the store: a SET then allocates nothing for the cache, and a
+    /// write-heavy load stops churning replaced values through gen2 (docs/server.md, "-P 16").
+    /// </summary>
+    public CacheWrites CacheWrites { get; init; } = CacheWrites.Invalidate;
+
     public int ExpectedKeyCount { get; init; } = 1 << 17;
 
     /// <summary>Stop when standard input closes (a parent that started the server died).</summary>
@@ -58,6 +64,7 @@ public sealed record ServerOptions
         Durability = Durability,
         MaxValueBytes = MaxValueBytes,
         CacheCapacityBytes = CacheCapacityBytes,
+        CacheWrites = CacheWrites,
         ExpectedKeyCount = ExpectedKeyCount,
     };
 

@@ -5,7 +5,8 @@ namespace TailDb.Storage;
 
 /// <summary>
 /// Merges every sealed segment into one: copies each record the key directory still points at,
-/// writes a hint file beside it, commits by renaming (segment last, then fsync of the directory),
+/// writes a hint file beside it, makes every write so far durable (the ones that superseded what
+/// it left out), commits by renaming (segment last, then fsync of the directory),
 /// repoints the index, and deletes the inputs oldest first. A crash at any step leaves either the
 /// old files (the .tmp outputs are deleted on open) or the new file superseding them.
 /// </summary>
@@ -158,6 +159,11 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         try
         {
             long after = WriteOutput(inputs, segmentPath + Segment.TempSuffix, hintPath + Segment.TempSuffix);
+
+            // The output leaves out every record a newer write superseded while it copied; once
+            // committed, the inputs go. Make those newer writes durable first (Fsync or not: one
+            // fsync per compaction), or a power loss takes both the old value and the new one.
+            writer.MakeAppendedDurable();
             device.Move(hintPath + Segment.TempSuffix, hintPath);
             device.Move(segmentPath + Segment.TempSuffix, segmentPath); // the commit point
             device.FlushDirectory(directory);

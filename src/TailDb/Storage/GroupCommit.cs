@@ -83,7 +83,7 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
     /// <summary>Fsyncs everything appended so far; its events nest in <paramref name="request"/> (the leader's).</summary>
     private void Flush(Guid request)
     {
-        (Segment? sealing, IStorageFile file, long target) = writer.FlushTarget();
+        (Segment? sealing, Segment active, long target) = writer.FlushTarget();
         long durable;
         lock (_gate)
         {
@@ -94,7 +94,7 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
         var log = TailDbEventSource.Log;
         Guid fsync = log.StorageEnabled() ? log.FsyncStart(request, batch) : Guid.Empty;
 
-        Exception? error = null;
+        bool failed = true;
         try
         {
             // The records before the last rotation, and its seal, are durable before any after it.
@@ -103,29 +103,31 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault)
                 writer.CompleteSeal(sealing);
             }
 
-            file.Flush();
+            writer.MakeDurable(active);
+            failed = false;
         }
-#pragma warning disable CA1031 // any failure of fsync faults the store; the waiters see TailDbFaultedException
+        catch (TailDbFaultedException)
+        {
+            // The writer faulted the store, with the cause; the waiters see it when woken below.
+        }
+#pragma warning disable CA1031 // anything else thrown here faults the store too: a leader must always wake its waiters
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            error = e;
+            fault.Fault($"group commit of '{active.File.Path}'", e);
         }
-
-        if (fsync != Guid.Empty)
+        finally
         {
-            log.WriteStop(fsync, TailDbEventSource.EventIds.FsyncStop, batch);
-        }
-
-        if (error is not null)
-        {
-            fault.Fault($"fsync of '{file.Path}'", error);
+            if (fsync != Guid.Empty)
+            {
+                log.WriteStop(fsync, TailDbEventSource.EventIds.FsyncStop, batch);
+            }
         }
 
         TaskCompletionSource? done;
         lock (_gate)
         {
-            if (error is null && target > _durable)
+            if (!failed && target > _durable)
             {
                 _durable = target;
             }

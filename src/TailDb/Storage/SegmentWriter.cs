@@ -129,15 +129,110 @@ internal sealed class SegmentWriter : IDisposable
     }
 
     /// <summary>
+    /// How many bytes a run of records beginning with one of <paramref name="firstRecordBytes"/>
+    /// may take so that <see cref="AppendRunLocked"/> writes it whole into one segment: what the
+    /// active segment has left, or a fresh segment's room if that first record already would
+    /// rotate (the same rule as <see cref="AppendLocked"/>). Never less than the first record (a
+    /// record larger than a segment goes alone). The caller holds <see cref="WriteLock"/>.
+    /// </summary>
+    public long RoomForRunLocked(int firstRecordBytes)
+    {
+        long room = _segmentMaxBytes - RecordFormat.SealSize - _active.Length;
+        if (firstRecordBytes > room && _active.Length > RecordFormat.FileHeaderSize)
+        {
+            room = _segmentMaxBytes - RecordFormat.SealSize - RecordFormat.FileHeaderSize;
+        }
+
+        return Math.Max(room, firstRecordBytes);
+    }
+
+    /// <summary>
+    /// Appends <paramref name="records"/> encoded records laid end to end with one positional
+    /// write (a batch's run, at most <see cref="RoomForRunLocked"/> bytes); rotates first as
+    /// <see cref="AppendLocked"/> would for a record of the run's size. Returns where the run
+    /// begins. The caller holds <see cref="WriteLock"/>.
+    /// </summary>
+    public RecordLocation AppendRunLocked(ReadOnlySpan<byte> run, int records)
+    {
+        _fault.ThrowIfFaulted();
+        if (_active.Length + run.Length + RecordFormat.SealSize > _segmentMaxBytes && _active.Length > RecordFormat.FileHeaderSize)
+        {
+            RotateLocked();
+        }
+
+        long offset = _active.Length;
+        try
+        {
+            _active.File.Write(run, offset);
+        }
+#pragma warning disable CA1031 // as AppendLocked: a failed write faults the store whatever its type
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            throw _fault.Fault($"write to '{_active.File.Path}'", e);
+        }
+
+        _active.Length = offset + run.Length;
+        _sequence += records;
+        return new RecordLocation(_active.Number, offset, 0, 0);
+    }
+
+    /// <summary>
     /// What a group-commit leader must fsync to make every append so far durable: the segment
     /// sealed by the last rotation if its fsync is still pending (first: see
-    /// <see cref="CompleteSeal(Segment)"/>), then the active segment.
+    /// <see cref="CompleteSeal(Segment)"/>), then the active segment (see <see cref="MakeDurable(Segment)"/>).
     /// </summary>
-    public (Segment? Sealing, IStorageFile File, long Sequence) FlushTarget()
+    public (Segment? Sealing, Segment Active, long Sequence) FlushTarget()
     {
         lock (WriteLock)
         {
-            return (_sealing, _active.File, _sequence);
+            return (_sealing, _active, _sequence);
+        }
+    }
+
+    /// <summary>
+    /// Off the writer lock: makes every record appended so far durable (the pending seal, then
+    /// the active segment), as a group commit does, without advancing its count. Compaction calls
+    /// it before its commit point: a record it left out because a newer write superseded it may
+    /// only disappear once that newer write is durable, or a power loss would take both.
+    /// </summary>
+    public void MakeAppendedDurable()
+    {
+        (Segment? sealing, Segment active, _) = FlushTarget();
+        if (sealing is not null)
+        {
+            CompleteSeal(sealing);
+        }
+
+        MakeDurable(active);
+    }
+
+    /// <summary>
+    /// Fsyncs <paramref name="segment"/>, the active one when the caller looked. By now a rotation
+    /// may have sealed it and compaction closed its file: then its seal's fsync made every record
+    /// in it durable, and a failure on the closed file is no failure.
+    /// </summary>
+    public void MakeDurable(Segment segment)
+    {
+        if (segment.SealDurable)
+        {
+            return;
+        }
+
+        try
+        {
+            segment.File.Flush();
+        }
+#pragma warning disable CA1031 // a failed fsync faults the store whatever its type
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            if (segment.SealDurable)
+            {
+                return;
+            }
+
+            throw _fault.Fault($"fsync of '{segment.File.Path}'", e);
         }
     }
 

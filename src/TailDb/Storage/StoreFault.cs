@@ -44,8 +44,10 @@ internal sealed class StoreFault(string directory)
         return Create();
     }
 
-    private TailDbFaultedException Create() =>
-        new($"The TailDb store at '{directory}' is faulted and accepts no more writes ({_reason}); reopen it to recover.", _cause);
+    /// <summary>What <see cref="TailDbFaultedException"/> says, or null while not faulted (status-returning writes report it).</summary>
+    public string? Message => _reason is null ? null : $"The TailDb store at '{directory}' is faulted and accepts no more writes ({_reason}); reopen it to recover.";
+
+    private TailDbFaultedException Create() => new(Message!, _cause);
 
     private void Throw() => throw Create();
 }

@@ -50,14 +50,14 @@ public class ServerEventSourceTests
         EventWrittenEventArgs start = listener.Events.Last(e => e.EventName == "CommandStart" && (string)e.Payload![5]! == "get" && (string)e.Payload[6]! == name);
         Assert.Equal(DispatcherKeyHash("k"u8), (long)start.Payload![1]!);
         
-        Assert.Equal((int)Commands.CommandKind.Get, (int)start.Payload[0]!);
+        Assert.Equal((int)TailDb.Server.Commands.CommandKind.Get, (int)start.Payload[0]!);
         long arrival = (long)start.Payload[4]!;
         Assert.InRange(arrival, before, Stopwatch.GetTimestamp());
-        Assert.Contains(listener.Events, e => e.EventName == "CommandStop" && (int)e.Payload![0]! == (int)Commands.CommandKind.Get);
+        Assert.Contains(listener.Events, e => e.EventName == "CommandStop" && (int)e.Payload![0]! == (int)TailDb.Server.Commands.CommandKind.Get);
         Assert.Contains(listener.Events, e => e.EventSource.Name == "TailDb" && e.EventName == "GetStart" && e.RelatedActivityId == start.ActivityId);
     }
 
-    private static long DispatcherKeyHash(ReadOnlySpan<byte> key) => Commands.CommandDispatcher.KeyHash(key);
+    private static long DispatcherKeyHash(ReadOnlySpan<byte> key) => TailDb.Server.Commands.CommandDispatcher.KeyHash(key);
 
     private sealed class Recorder : EventListener
     {

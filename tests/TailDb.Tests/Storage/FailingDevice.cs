@@ -14,6 +14,14 @@ internal sealed class FailingDevice : IStorageDevice
 
     public bool FailWrites { get; set; }
 
+    private int _writes;
+
+    /// <summary>Writes to the file with this name fail (as <see cref="FailWrites"/> does), others succeed: a failure at a chosen point.</summary>
+    public string? FailWritesToFile { get; set; }
+
+    /// <summary>Positional writes asked of the device (any file).</summary>
+    public int Writes => Volatile.Read(ref _writes);
+
     public bool FailFsyncs { get; set; }
 
     private long _lastReadOffset = -1;
@@ -86,8 +94,9 @@ internal sealed class FailingDevice : IStorageDevice
 
         public void Write(ReadOnlySpan<byte> data, long offset)
         {
+            Interlocked.Increment(ref device._writes);
             bool temporary = inner.Path.EndsWith(Segment.TempSuffix, StringComparison.Ordinal);
-            if (device.FailWrites || (device.FailCompactionWrites && temporary) || (device.FailHintWrites && IsTemporaryHint(inner.Path)))
+            if (device.FailWrites || System.IO.Path.GetFileName(inner.Path) == device.FailWritesToFile || (device.FailCompactionWrites && temporary) || (device.FailHintWrites && IsTemporaryHint(inner.Path)))
             {
                 // Half the bytes land, as a full disk would leave them.
                 inner.Write(data[..(data.Length / 2)], offset);

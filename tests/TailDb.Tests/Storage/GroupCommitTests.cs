@@ -1,3 +1,5 @@
+using TailDb.Storage;
+
 namespace TailDb.Tests.Storage;
 
 public sealed class GroupCommitTests : IDisposable
@@ -29,6 +31,59 @@ public sealed class GroupCommitTests : IDisposable
         int fsyncs = device.Fsyncs - before;
         Assert.InRange(fsyncs, 1, writers * perWriter / 2);
         Assert.Equal(writers * perWriter, store.CountKeysSlow());
+    }
+
+    [Fact]
+    public void ALeaderWhoseSegmentWasSealedAndClosedMeanwhileDoesNotFaultTheStore()
+    {
+        // A leader takes the active segment, loses its CPU, and meanwhile compaction seals it,
+        // fsyncs the seal and closes the file: that fsync covered the leader's records.
+        var fault = new StoreFault(_dir.Path);
+        using SegmentWriter writer = OpenWriter(fault);
+        AppendOne(writer);
+        (_, Segment active, _) = writer.FlushTarget();
+        lock (writer.WriteLock)
+        {
+            writer.SealActiveLocked();
+        }
+
+        writer.Prepare();
+        Assert.True(active.SealDurable);
+        active.Dispose();
+
+        writer.MakeDurable(active);
+        Assert.False(fault.IsFaulted);
+    }
+
+    [Fact]
+    public void AFailedFsyncOfAnUnsealedSegmentFaultsTheStore()
+    {
+        var fault = new StoreFault(_dir.Path);
+        using SegmentWriter writer = OpenWriter(fault);
+        AppendOne(writer);
+        (_, Segment active, _) = writer.FlushTarget();
+        active.Dispose();
+
+        Assert.Throws<TailDbFaultedException>(() => writer.MakeDurable(active));
+        Assert.True(fault.IsFaulted);
+    }
+
+    private SegmentWriter OpenWriter(StoreFault fault)
+    {
+        Segment first = SegmentWriter.CreateSegment(FileStorageDevice.Instance, _dir.Path, id: 1, generation: 0, number: 1, durable: true);
+        var writer = new SegmentWriter(FileStorageDevice.Instance, _dir.Path, _dir.Options(), fault, SegmentSet.Empty.With([first], []), lastNumber: 1);
+        writer.StartPreparing();
+        return writer;
+    }
+
+    private static void AppendOne(SegmentWriter writer)
+    {
+        byte[] record = new byte[RecordFormat.RecordSize(1, 1)];
+        RecordFormat.Write(record, "k"u8, "v"u8, tombstone: false);
+        lock (writer.WriteLock)
+        {
+            writer.AppendLocked(record, keyLength: 1, valueLength: 1);
+        }
     }
 
     [Fact]

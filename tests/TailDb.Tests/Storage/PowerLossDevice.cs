@@ -17,12 +17,19 @@ internal sealed class PowerLossDevice : IStorageDevice
     private readonly List<(string From, string To)> _pendingRenames = [];
     private volatile bool _off;
 
+    // TAILDB_POWERLOSS_JITTER=1 (a diagnostic, off by default): random pauses around each device
+    // operation, to shake out interleavings of writers, the preparer, group commit and compaction.
+    private static readonly bool s_jitter = Environment.GetEnvironmentVariable("TAILDB_POWERLOSS_JITTER") == "1";
+
     private sealed class FileState
     {
         public long DurableLength { get; set; }
 
         public bool EntryDurable { get; set; }
     }
+
+    /// <summary>Called with the path at the start of every <see cref="Open"/>: a test may block there to order a race.</summary>
+    public Action<string>? BeforeOpen { get; set; }
 
     public void PowerOff() => _off = true;
 
@@ -66,6 +73,7 @@ internal sealed class PowerLossDevice : IStorageDevice
 
     public IStorageFile Open(string path, FileMode mode, bool writable)
     {
+        BeforeOpen?.Invoke(path);
         ThrowIfOff();
         lock (_lock)
         {
@@ -83,6 +91,7 @@ internal sealed class PowerLossDevice : IStorageDevice
 
     public void FlushDirectory(string directory)
     {
+        Jitter();
         ThrowIfOff();
         FileStorageDevice.Instance.FlushDirectory(directory);
         lock (_lock)
@@ -124,6 +133,24 @@ internal sealed class PowerLossDevice : IStorageDevice
         }
     }
 
+    private static void Jitter()
+    {
+        if (!s_jitter)
+        {
+            return;
+        }
+
+        int roll = Random.Shared.Next(16);
+        if (roll < 3)
+        {
+            Thread.Sleep(roll);
+        }
+        else if (roll < 8)
+        {
+            Thread.Yield();
+        }
+    }
+
     private void ThrowIfOff()
     {
         if (_off)
@@ -145,8 +172,10 @@ internal sealed class PowerLossDevice : IStorageDevice
 
         public void Write(ReadOnlySpan<byte> data, long offset)
         {
+            Jitter();
             device.ThrowIfOff();
             inner.Write(data, offset);
+            Jitter();
         }
 
         public void Writeback(long offset, long length, bool wait)
@@ -158,10 +187,13 @@ internal sealed class PowerLossDevice : IStorageDevice
 
         public void Flush()
         {
+            Jitter();
             device.ThrowIfOff();
             // Only what was written before the fsync began is promised durable.
             long length = inner.Length;
+            Jitter();
             inner.Flush();
+            Jitter();
             lock (device._lock)
             {
                 // Max, not assignment: a group-commit leader that sampled the length before a

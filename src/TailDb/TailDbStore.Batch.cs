@@ -1,0 +1,253 @@
+using System.Buffers;
+using TailDb.Caching;
+using TailDb.Diagnostics;
+using TailDb.Storage;
+
+namespace TailDb;
+
+public sealed partial class TailDbStore
+{
+    /// <summary>
+    /// Writes <paramref name="puts"/> in order, under one hold of the writer lock and with one
+    /// positional write per run (a run ends only where a segment rotates, at a put that is not
+    /// written, or before a conditional put), and reports each put's outcome in
+    /// <paramref name="statuses"/> before it returns: a pipeline of SETs costs one lock and one
+    /// syscall, not one each.
+    /// <para>
+    /// A condition is decided under the lock and sees every put before it, this batch's included.
+    /// A put the store refuses (<see cref="PutStatus.Invalid"/>) or whose condition fails is
+    /// skipped; the others are written. If a write fails midway, the puts written before it stay
+    /// <see cref="PutStatus.Written"/> and it and every later put are <see cref="PutStatus.Faulted"/>.
+    /// </para>
+    /// <para>
+    /// The returned task completes when every written put is durable per
+    /// <see cref="TailDbOptions.Durability"/>: at once with None (no task, no allocation), after
+    /// one group commit with Fsync. If that fsync fails it throws
+    /// <see cref="TailDbFaultedException"/>, and none of the batch's puts may be acknowledged.
+    /// </para>
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="puts"/>.</exception>
+    public ValueTask PutBatchAsync(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, CancellationToken ct = default)
+    {
+        if (statuses.Length < puts.Length)
+        {
+            throw new ArgumentException($"{puts.Length} puts need as many statuses; {statuses.Length} were given.", nameof(statuses));
+        }
+
+        ThrowIfNotWritable();
+        if (puts.IsEmpty)
+        {
+            return default;
+        }
+
+        if (_fault.IsFaulted)
+        {
+            statuses[..puts.Length].Fill(PutStatus.Faulted);
+            return default;
+        }
+
+        int bytes = EncodedSize(puts, statuses);
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
+        int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
+        byte[]?[] slots = ArrayPool<byte[]?>.Shared.Rent(puts.Length);
+        Guid[]? requests = TailDbEventSource.Log.RequestsEnabled() ? new Guid[puts.Length] : null;
+        long started = _telemetry.StartTimestamp();
+        try
+        {
+            Encode(puts, statuses, buffer, ends, slots, requests);
+            long sequence;
+            int written;
+            lock (_writer.WriteLock)
+            {
+                ThrowIfDisposed();
+                written = AppendBatchLocked(puts, statuses, buffer, ends, slots, out sequence);
+            }
+
+            if (written > 0)
+            {
+                _telemetry.Written(written);
+                _cache.WakeEvictorIfOver();
+            }
+
+            ValueTask durable = written > 0 && _groupCommit is not null
+                ? _groupCommit.WaitDurableAsync(sequence, requests?[0] ?? Guid.Empty, ct)
+                : default;
+            return requests is null && started == 0 ? durable : EndBatchAsync(durable, requests, WrittenSizes(puts, statuses), started);
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+            ArrayPool<int>.Shared.Return(ends);
+            Array.Clear(slots, 0, puts.Length);
+            ArrayPool<byte[]?>.Shared.Return(slots);
+        }
+    }
+
+    /// <summary>Marks the puts the store refuses as Invalid (the rest Written, for now); returns the bytes the others encode to.</summary>
+    private int EncodedSize(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses)
+    {
+        long bytes = 0;
+        for (int i = 0; i < puts.Length; i++)
+        {
+            BatchPut put = puts[i];
+            bool valid = (uint)(put.Key.Length - 1) < RecordFormat.MaxKeyBytes && put.Value.Length <= _options.MaxValueBytes;
+            statuses[i] = valid ? PutStatus.Written : PutStatus.Invalid;
+            bytes += valid ? RecordFormat.RecordSize(put.Key.Length, put.Value.Length) : 0;
+        }
+
+        return bytes <= Array.MaxLength
+            ? (int)bytes
+            : throw new ArgumentException($"A batch encodes to at most {Array.MaxLength} bytes; this one to {bytes}.", nameof(puts));
+    }
+
+    /// <summary>
+    /// Outside the lock: every valid put's record end to end in <paramref name="buffer"/> (put i
+    /// ends at ends[i]; a skipped put takes no bytes), its cache slot, and its Start event.
+    /// </summary>
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, byte[]?[] slots, Guid[]? requests)
+    {
+        int at = 0;
+        Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
+        for (int i = 0; i < puts.Length; i++)
+        {
+            slots[i] = null;
+            if (statuses[i] == PutStatus.Written)
+            {
+                ReadOnlySpan<byte> key = puts[i].Key.Span;
+                ReadOnlySpan<byte> value = puts[i].Value.Span;
+                at += RecordFormat.Write(buffer.AsSpan(at), key, value, tombstone: false);
+                if (CachesWrite(key.Length, value.Length))
+                {
+                    slots[i] = ValueCache.CreateSlot(value);
+                }
+
+                if (requests is not null)
+                {
+                    requests[i] = TailDbEventSource.NewActivityId();
+                    TailDbEventSource.Log.PutStart(requests[i], parent, key.Length, Crc32C.Compute(key), value.Length);
+                }
+            }
+
+            ends[i] = at;
+        }
+    }
+
+    /// <summary>Appends the batch's runs and indexes them, in order; returns the bytes written.</summary>
+    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, byte[]?[] slots, out long sequence)
+    {
+        int written = 0;
+        int i = 0;
+        while (i < puts.Length)
+        {
+            if (statuses[i] != PutStatus.Written)
+            {
+                i++;
+                continue;
+            }
+
+            if (!ConditionHolds(puts[i]))
+            {
+                statuses[i] = PutStatus.ConditionNotMet;
+                i++;
+                continue;
+            }
+
+            // The run: puts i..j-1, contiguous in the buffer; a conditional put starts a run of its
+            // own, so its check sees the puts before it indexed.
+            int start = i == 0 ? 0 : ends[i - 1];
+            long room = _writer.RoomForRunLocked(ends[i] - start);
+            int j = i + 1;
+            while (j < puts.Length && statuses[j] == PutStatus.Written && puts[j].Condition == PutCondition.Always && ends[j] - start <= room)
+            {
+                j++;
+            }
+
+            RecordLocation first;
+            try
+            {
+                first = _writer.AppendRunLocked(buffer.AsSpan(start, ends[j - 1] - start), j - i);
+            }
+            catch (TailDbFaultedException)
+            {
+                // The store is faulted now (the write or a rotation failed); nothing from here on is written.
+                MarkFaulted(statuses[i..puts.Length]);
+                break;
+            }
+
+            for (int k = i; k < j; k++)
+            {
+                int recordStart = k == 0 ? 0 : ends[k - 1];
+                Index(puts[k].Key.Span, new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length), slots[k]);
+            }
+
+            written += ends[j - 1] - start;
+            i = j;
+        }
+
+        sequence = _writer.Sequence;
+        return written;
+    }
+
+    private bool ConditionHolds(in BatchPut put) =>
+        put.Condition == PutCondition.Always || _keyDir.TryGet(put.Key.Span, out _) == (put.Condition == PutCondition.IfPresent);
+
+    /// <summary>As <see cref="Append"/> does for one put: key directory, cache, and the superseded record's dead bytes.</summary>
+    private void Index(ReadOnlySpan<byte> key, RecordLocation location, byte[]? slot)
+    {
+        _keyDir.Set(key, location, out RecordLocation previous);
+        if (slot is not null)
+        {
+            _cache.Set(key, slot);
+        }
+        else if (_cache.Enabled)
+        {
+            _cache.Remove(key);
+        }
+
+        _writer.Segments.Supersede(previous);
+    }
+
+    private static void MarkFaulted(Span<PutStatus> statuses)
+    {
+        foreach (ref PutStatus status in statuses)
+        {
+            if (status != PutStatus.Invalid)
+            {
+                status = PutStatus.Faulted;
+            }
+        }
+    }
+
+    /// <summary>Each put's record size if it was written, else 0 (its Stop event's payload).</summary>
+    private static int[] WrittenSizes(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses)
+    {
+        int[] sizes = new int[puts.Length];
+        for (int i = 0; i < puts.Length; i++)
+        {
+            sizes[i] = statuses[i] == PutStatus.Written ? RecordFormat.RecordSize(puts[i].Key.Length, puts[i].Value.Length) : 0;
+        }
+
+        return sizes;
+    }
+
+    /// <summary>With request events or the duration metric on: each put's Stop and duration once the batch is durable.</summary>
+    private async ValueTask EndBatchAsync(ValueTask durable, Guid[]? requests, int[] sizes, long started)
+    {
+        try
+        {
+            await durable.ConfigureAwait(false);
+        }
+        finally
+        {
+            for (int i = 0; i < sizes.Length; i++)
+            {
+                if (requests is not null && requests[i] != Guid.Empty)
+                {
+                    TailDbEventSource.Log.WriteStop(requests[i], TailDbEventSource.EventIds.PutStop, sizes[i]);
+                }
+
+                _telemetry.RecordDuration(started, "put");
+            }
+        }
+    }
+}
