@@ -7,6 +7,7 @@ namespace TailDb.Benchmarks.Fixtures;
 public static class Categories
 {
     public const string GetHit = "GetHit";
+    public const string GetHitBreakdown = "GetHit-Breakdown";
     public const string GetMiss = "GetMiss";
     public const string PutNone = "Put-None";
     public const string PutFsync = "Put-Fsync";
