@@ -94,7 +94,7 @@ public static class CommandDispatcher
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Complete(CommandContext c, CommandKind kind, long arrivalTimestamp, bool events, long replyStart, long errors)
     {
-        c.Server.Stats.RecordLatency(kind, (long)Stopwatch.GetElapsedTime(arrivalTimestamp).Ticks * 100);
+        c.Server.Stats.RecordLatency(c.ConnectionId, kind, (long)Stopwatch.GetElapsedTime(arrivalTimestamp).Ticks * 100);
         if (events)
         {
             // A flush inside the command (large replies) makes this an undercount; it is a hint, not a meter.

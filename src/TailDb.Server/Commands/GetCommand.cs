@@ -1,4 +1,3 @@
-using System.Threading;
 using TailDb.Server.Protocol;
 
 namespace TailDb.Server.Commands;
@@ -27,10 +26,10 @@ public static class GetCommand
         switch (c.Store.TryGet(key, c.Bulk))
         {
             case ReadStatus.Hit or ReadStatus.Miss:
-                Interlocked.Increment(ref c.Server.Stats.KeyspaceHits);
+                c.Server.Stats.KeyspaceHit(c.ConnectionId);
                 break;
             case ReadStatus.NotFound:
-                Interlocked.Increment(ref c.Server.Stats.KeyspaceMisses);
+                c.Server.Stats.KeyspaceMiss(c.ConnectionId);
                 c.Raw(RespWriter.NullBulk);
                 break;
             case ReadStatus.IoError:

@@ -63,7 +63,7 @@ public static class InfoCommand
                 text.Append(inv, $"total_connections_received:{Interlocked.Read(ref stats.ConnectionsReceived)}\r\n");
                 text.Append(inv, $"total_commands_processed:{stats.CommandsProcessed}\r\n");
                 text.Append(inv, $"rejected_connections:{Interlocked.Read(ref stats.ConnectionsRejected)}\r\n");
-                text.Append(inv, $"keyspace_hits:{Interlocked.Read(ref stats.KeyspaceHits)}\r\nkeyspace_misses:{Interlocked.Read(ref stats.KeyspaceMisses)}\r\n");
+                text.Append(inv, $"keyspace_hits:{stats.KeyspaceHits}\r\nkeyspace_misses:{stats.KeyspaceMisses}\r\n");
                 text.Append(inv, $"total_error_replies_protocol:{Interlocked.Read(ref stats.ProtocolErrors)}\r\n");
                 text.Append(inv, $"idle_clients_closed:{Interlocked.Read(ref stats.IdleClosed)}\r\n");
                 text.Append(inv, $"gc_collections:{GC.CollectionCount(0)},{GC.CollectionCount(1)},{GC.CollectionCount(2)}\r\n");
@@ -92,15 +92,6 @@ public static class InfoCommand
 
     private static string Usec(long nanoseconds) => (nanoseconds / 1000.0).ToString("F3", CultureInfo.InvariantCulture);
 
-    private static void ForEachCommand(ServerStats stats, Action<string, HistogramBase, long> action)
-    {
-        foreach (CommandKind kind in Enum.GetValues<CommandKind>())
-        {
-            HistogramBase h = stats.Latency(kind);
-            if (h.TotalCount > 0)
-            {
-                action(CommandTable.Names[(int)kind], h, stats.SumNanoseconds(kind));
-            }
-        }
-    }
+    private static void ForEachCommand(ServerStats stats, Action<string, HistogramBase, long> action) =>
+        stats.ForEachLatency((kind, h, sum) => action(CommandTable.Names[(int)kind], h, sum));
 }

@@ -98,7 +98,7 @@ public sealed class SetBatch
                     break;
             }
 
-            c.Server.Stats.RecordLatency(CommandKind.Set, nanoseconds);
+            c.Server.Stats.RecordLatency(c.ConnectionId, CommandKind.Set, nanoseconds);
             _puts[i] = default;
         }
 
