@@ -5,6 +5,12 @@
 # with ratios to Garnet in the same run.
 #
 #   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
+#                                       [--loadtest "LOAD TEST ARGS"]
+#
+# --pipelines "" skips redis-benchmark. --loadtest then runs the load test (TailDb.LoadTest) with
+# those arguments and --target in-process,taildb-server,redis://<taildb-none>,redis://<garnet>,redis://<redis>
+# against the same servers: its open-loop schedule and corrected percentiles, one row per target
+# and --gc mode (for a redis:// target --gc is the client's GC; for taildb-server the server's).
 #
 # Needs: the .NET SDK, apt (redis-tools, redis-server) and NuGet (garnet-server). Nothing is
 # installed globally except the two apt packages; Garnet lives in a temp tool manifest.
@@ -15,12 +21,14 @@ n_p16=1000000
 out=artifacts/side-by-side
 taildb_args=""
 pipelines="1 16"
+loadtest=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --n-p1) n_p1=$2; shift 2 ;;
     --n-p16) n_p16=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --pipelines) pipelines=$2; shift 2 ;;
+    --loadtest) loadtest=$2; shift 2 ;;
     --taildb-args) taildb_args=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
@@ -92,9 +100,22 @@ for p in $pipelines; do
     done
   done
 done
+if [ -n "$loadtest" ]; then
+  dotnet build src/TailDb.LoadTest -c Release -warnaserror -v q >/dev/null
+  targets="in-process,taildb-server,redis://127.0.0.1:${port[taildb-none]},redis://127.0.0.1:${port[garnet]},redis://127.0.0.1:${port[redis]}"
+  echo
+  echo "load test: redis://127.0.0.1:${port[taildb-none]} = taildb-none, :${port[garnet]} = garnet, :${port[redis]} = redis (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  # shellcheck disable=SC2086
+  echo "  dotnet src/TailDb.LoadTest/bin/Release/net10.0/TailDb.LoadTest.dll $loadtest --target $targets"
+  # shellcheck disable=SC2086
+  dotnet src/TailDb.LoadTest/bin/Release/net10.0/TailDb.LoadTest.dll $loadtest --target "$targets" 2>&1 | tee "$out/loadtest.txt"
+  echo "load test done (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+fi
+
 # Garnet has no SHUTDOWN: the EXIT trap kills every server started here by its pid.
 for s in taildb-none taildb-fsync redis; do redis-cli -h 127.0.0.1 -p "${port[$s]}" SHUTDOWN NOSAVE >/dev/null 2>&1 || true; done
 
+[ -z "$pipelines" ] && exit 0
 python3 - "$out" <<'PY'
 import re, sys, pathlib
 out = pathlib.Path(sys.argv[1])

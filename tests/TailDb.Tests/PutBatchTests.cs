@@ -87,6 +87,27 @@ public sealed class PutBatchTests : IDisposable
     }
 
     [Fact]
+    public async Task ABatchAllocatesNothingWithDurabilityNoneAndInvalidatingWrites()
+    {
+        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Invalidate, SegmentMaxBytes = 64L << 20 });
+        BatchPut[] puts = [.. Enumerable.Range(0, 16).Select(i => Put($"key{i}", new string('v', 256)))];
+        var statuses = new PutStatus[puts.Length];
+        for (int i = 0; i < 100; i++)
+        {
+            await store.PutBatchAsync(puts, statuses);
+        }
+
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < 1000; i++)
+        {
+            ValueTask done = store.PutBatchAsync(puts, statuses);
+            Assert.True(done.IsCompletedSuccessfully);
+        }
+
+        Assert.Equal(0, GC.GetAllocatedBytesForCurrentThread() - before);
+    }
+
+    [Fact]
     public async Task ABatchSplitAtARotationIsReadBackWhole()
     {
         // 119-byte records, 1 KiB segments: the batch's 20 puts span three segments.

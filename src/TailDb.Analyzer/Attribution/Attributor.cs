@@ -22,6 +22,9 @@ internal sealed class Attributor
     private readonly int[] _sampleCause;
     // GC pauses each stretched by one sampling interval: a thread parked at a safe point in there was stopped by the GC.
     private WindowIndex? _gcParking;
+    // Each thread's request services, when requests carry their arrival: a sample in a request's queue
+    // that falls inside one of them was taken while the thread served the request in front.
+    private Dictionary<int, WindowIndex> _servicesByThread = [];
     private int[] _causeOfActivity = [];
     private int[] _nestedIndex = [];
     private int[] _nestedParents = [];
@@ -127,9 +130,15 @@ internal sealed class Attributor
     /// <summary>
     /// The store's compaction and cache eviction, wherever they ran: process-wide, because a
     /// compaction holding the writer lock or saturating the disk slows requests on every thread.
+    /// Less the time the runtime had every thread stopped (a GC pause, any suspension, the sample
+    /// profiler's ticks): upkeep stood still then too, and the requests waited on the suspension. A
+    /// starved upkeep thread that held up a sampler tick for 80 ms was "running" all that while,
+    /// and would otherwise be blamed for what the tick did.
     /// </summary>
     private void AddUpkeep()
     {
+        var stopped = StoppedWindows();
+        var ignored = new List<(double, double)>();
         foreach (var kind in Enum.GetValues<UpkeepKind>())
         {
             var windows = new List<(double, double)>();
@@ -137,7 +146,7 @@ internal sealed class Attributor
             {
                 if (window.Tag == (int)kind)
                 {
-                    windows.Add((window.StartMSec, window.StopMSec));
+                    SplitAround(stopped, window.StartMSec, window.StopMSec, windows, ignored);
                 }
             }
 
@@ -304,6 +313,37 @@ internal sealed class Attributor
         }
     }
 
+    /// <summary>Every GC pause and runtime suspension, merged into disjoint windows sorted by start.</summary>
+    private (double Start, double Stop)[] StoppedWindows()
+    {
+        var all = new List<(double Start, double Stop)>();
+        foreach (var pause in _set.Gc.Pauses)
+        {
+            all.Add((pause.StartMSec, pause.StopMSec));
+        }
+
+        for (var i = 0; i < _set.Suspensions.Windows.Count; i++)
+        {
+            all.Add((_set.Suspensions.Windows[i].StartMSec, _set.Suspensions.Windows[i].StopMSec));
+        }
+
+        all.Sort();
+        var merged = new List<(double Start, double Stop)>(all.Count);
+        foreach (var (start, stop) in all)
+        {
+            if (merged.Count > 0 && start <= merged[^1].Stop)
+            {
+                merged[^1] = (merged[^1].Start, Math.Max(merged[^1].Stop, stop));
+            }
+            else
+            {
+                merged.Add((start, stop));
+            }
+        }
+
+        return [.. merged];
+    }
+
     private void AddStarvation()
     {
         if (_set.ThreadPool.Starvation.Count == 0)
@@ -434,7 +474,46 @@ internal sealed class Attributor
 
         // Queue part only: a request's own service is in the same index.
         AddPerThread("earlier requests on the same thread (queued behind them)", CauseKind.EarlierRequests, byThread, only: RequestPart.Queue);
+        if (byThread.Count > 0)
+        {
+            _servicesByThread = _perThread[^1].ByThread;
+        }
     }
+
+    /// <summary>The slot <see cref="CountSamples"/> counts samples that stand for no cause in (the sampler's own tick).</summary>
+    public int NoCauseSlot => _causes.Count;
+
+    /// <summary>
+    /// Counts one part's samples by the cause each stands for (<see cref="NoCauseSlot"/> for none) and
+    /// by the thread's situation at that moment (<see cref="SampleSituation"/>): serving a request (the
+    /// request's own service, or in its queue the service of a request in front) or not, and running
+    /// code or stopped (blocked, waiting, parked). <paramref name="counts"/> is
+    /// <see cref="SampleSituations.Count"/> blocks of <see cref="NoCauseSlot"/> + 1; added to, not cleared.
+    /// </summary>
+    public void CountSamples(in RequestRecord request, RequestPart part, Span<int> counts)
+    {
+        var (from, to) = part == RequestPart.Queue ? (request.ArrivalMSec, request.StartMSec) : (request.StartMSec, request.StopMSec);
+        if (_samples is null || _sampleCause[0] < 0 || !(to > from) || !_samples.TryGetThread(request.ThreadId, out var samples))
+        {
+            return;
+        }
+
+        var slots = NoCauseSlot + 1;
+        _servicesByThread.TryGetValue(request.ThreadId, out var services);
+        var (first, end) = samples.Range(from, to);
+        for (var i = first; i < end; i++)
+        {
+            var time = samples.Times[i];
+            var category = _samples.Categories[samples.StackIds[i]];
+            var cause = category == SampleCategory.SafePoint ? ParkedCause(time) : _sampleCause[(int)category];
+            var serving = part == RequestPart.Service || (services is not null && services.Overlap(time - 1e-6, time + 1e-6) > 0);
+            var situation = SampleSituations.Of(serving, SampleComputer.IsRunning(category));
+            counts[((int)situation * slots) + (cause >= 0 ? cause : NoCauseSlot)]++;
+        }
+    }
+
+    /// <summary>The sampling interval a sample stands for (NaN without samples).</summary>
+    public double SampleIntervalMSec => _samples?.IntervalMSec ?? double.NaN;
 
     private void AddPerThread(string name, CauseKind kind, Dictionary<int, List<(double, double)>> windows, RequestPart? only)
     {

@@ -58,7 +58,8 @@ internal static class SlowestAnalysis
         inspect?.Invoke(set, samples, scope, threshold);
         var tally = Tally.Measure(set, scope, attributor, threshold);
         var causeRows = CauseRows(attributor.Causes, tally);
-        var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples);
+        var blame = RequestBlame.Build(set, scope, attributor, tally, threshold);
+        var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples, blame);
         var profile = ProfileBuilder.Build(set, samples, attributor, tally.SlowIndices, tally.SlowTime);
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
         var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly);
@@ -221,20 +222,21 @@ internal static class SlowestAnalysis
         return rows;
     }
 
-    private static List<SlowRequestRow> SlowestRows(int top, Tally tally, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples)
+    private static List<SlowRequestRow> SlowestRows(
+        int top, Tally tally, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, RequestBlame blame)
     {
         var requests = set.Requests.Requests;
         tally.SlowIndices.Sort((a, b) => scope.Latency(requests[b]).CompareTo(scope.Latency(requests[a])));
         var rows = new List<SlowRequestRow>();
         for (var r = 0; r < tally.SlowIndices.Count && r < top; r++)
         {
-            rows.Add(SlowRow(r + 1, tally.SlowIndices[r], set, scope, attributor, samples));
+            rows.Add(SlowRow(r + 1, tally.SlowIndices[r], set, scope, attributor, samples, blame));
         }
 
         return rows;
     }
 
-    private static SlowRequestRow SlowRow(int rank, int index, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples)
+    private static SlowRequestRow SlowRow(int rank, int index, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, RequestBlame blame)
     {
         ref var request = ref set.Requests.Requests[index];
         var activity = set.Requests.Activities[request.Activity];
@@ -277,7 +279,7 @@ internal static class SlowestAnalysis
         return new SlowRequestRow(rank, activity.Name, Population.Round(from), Population.Round(scope.Latency(request)), request.ThreadId,
             fields, Overlaps(attributor, whole), top,
             Population.Round(response ? request.QueueMSec : 0), Population.Round(request.DurationMSec),
-            Overlaps(attributor, queue), Overlaps(attributor, service), text);
+            Overlaps(attributor, queue), Overlaps(attributor, service), text, blame.Name(request, whole));
     }
 
     private static List<CauseOverlap> Overlaps(Attributor attributor, double[] values)

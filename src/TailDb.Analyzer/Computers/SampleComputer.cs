@@ -117,6 +117,14 @@ internal sealed class SampleComputer
         _ => "unresolved / native",
     };
 
+    /// <summary>
+    /// Whether a thread sampled in this category was running code (or would be, had the OS run it),
+    /// rather than stopped: blocked on a wait, a lock or a file, idle in the thread pool, or parked
+    /// at a safe point.
+    /// </summary>
+    public static bool IsRunning(SampleCategory category) =>
+        category is not (SampleCategory.Waiting or SampleCategory.Contention or SampleCategory.ThreadPool or SampleCategory.FileIo or SampleCategory.SafePoint);
+
     internal static (SampleCategory Category, string Leaf) Categorise(IReadOnlyList<string> stack)
     {
         if (stack.Count == 0)

@@ -54,11 +54,14 @@ internal sealed record CauseOverlap(string Cause, string Unit, double Value, Cau
 /// <param name="StartMs">When the request arrived (its Start when it carries no arrival).</param>
 /// <param name="DurationMs">Its latency on the report's basis: QueueMs + ServiceMs for response time.</param>
 /// <param name="Causes">Over the whole window; <paramref name="QueueCauses"/> and <paramref name="ServiceCauses"/> split it.</param>
+/// <param name="Named">The cause named for this request (<see cref="RequestBlame"/>): its largest cause that is not the
+/// measurement's own cost, a sample-based cause counted only beyond what ordinary requests' samples show; Value is the
+/// time that counted. Null when nothing recorded explains it.</param>
 internal sealed record SlowRequestRow(
     int Rank, string Activity, double StartMs, double DurationMs, int ThreadId, IReadOnlyDictionary<string, long> Fields,
     IReadOnlyList<CauseOverlap> Causes, IReadOnlyList<FrameRow> TopFrames,
     double QueueMs = 0, double ServiceMs = 0, IReadOnlyList<CauseOverlap>? QueueCauses = null, IReadOnlyList<CauseOverlap>? ServiceCauses = null,
-    IReadOnlyDictionary<string, string>? Text = null)
+    IReadOnlyDictionary<string, string>? Text = null, CauseOverlap? Named = null)
 {
     /// <summary>Every payload field as text, strings first (the method and path of an ASP.NET Core request), then numbers.</summary>
     public string DescribeFields() => string.Join(" ", (Text ?? new Dictionary<string, string>()).Select(f => $"{f.Key}={f.Value}")

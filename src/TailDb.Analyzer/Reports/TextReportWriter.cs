@@ -92,6 +92,7 @@ internal sealed class TextReportWriter : IReportWriter<SlowestReport>, IReportWr
                 WriteOverlaps(o, "", r.Causes, r.DurationMs);
             }
 
+            o.WriteLine(r.Named is { } n ? $"      cause named: {n.Cause} ({Ms(n.Value)})" : "      no cause named");
             foreach (var f in r.TopFrames)
             {
                 o.WriteLine($"      frame {Ms(f.Ms),-16} {f.Frame} [{f.Category}]");
@@ -155,10 +156,12 @@ internal sealed class TextReportWriter : IReportWriter<SlowestReport>, IReportWr
     /// <summary>"queued 6.1 ms behind gen1 GC pauses, served in 0.02 ms".</summary>
     private static string QueueSentence(SlowRequestRow r, IReadOnlyList<CauseOverlap> queue)
     {
-        // The cause behind the queue, not the requests it queued behind (those are only the carrier).
-        var behind = queue.FirstOrDefault(c => c.Unit == "ms" && c.Kind != Attribution.CauseKind.EarlierRequests)
-            ?? queue.FirstOrDefault(c => c.Unit == "ms");
-        var why = r.QueueMs <= 0 ? "not queued" : behind is null ? $"queued {Ms(r.QueueMs)} (no recorded cause)" : $"queued {Ms(r.QueueMs)} behind {behind.Cause}";
+        // The cause named for the request (RequestBlame), when its queue has it: not the requests it
+        // queued behind (only the carrier), not the measurement's cost, not its ordinary samples.
+        var behind = r.Named is { } named ? queue.FirstOrDefault(c => c.Cause == named.Cause) : null;
+        var why = r.QueueMs <= 0 ? "not queued"
+            : behind is null ? $"queued {Ms(r.QueueMs)} (no recorded cause behind the queue)"
+            : $"queued {Ms(r.QueueMs)} behind {behind.Cause}";
         return $"{why}, served in {Ms(r.ServiceMs)}";
     }
 

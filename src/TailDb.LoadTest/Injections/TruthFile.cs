@@ -19,9 +19,6 @@ public sealed record TruthFile(
     string Clock, long Frequency, IReadOnlyList<Injection> Injections, IReadOnlyList<InjectionWindow> Windows,
     IReadOnlyList<AffectedRequest> Requests, long RequestsLogged, long RequestsNotLogged)
 {
-    /// <summary>A request that started this much after its arrival was still catching up on a backlog.</summary>
-    private static readonly long LateTicks = Stopwatch.Frequency / 20_000;
-
     public static string PathBeside(string tracePath) => Path.ChangeExtension(tracePath, null) + ".truth.json";
 
     public static TruthFile Build(Injector injector, RequestLog log)
@@ -69,8 +66,11 @@ public sealed record TruthFile(
             affected.Add(Affected(window, thread, requests[i], queued: false));
         }
 
-        // The backlog the firing left: later requests sent late, until one goes out on time.
-        for (; i > first && i < requests.Length && requests[i].Start - requests[i].Arrival > LateTicks; i++)
+        // The backlog the firing left: later requests that arrived while the one in front of them was
+        // still being served, until one arrives to an idle thread. Not "every request sent late": on
+        // a busy machine a thread that finished the backlog and then slept past its next due time was
+        // late because the OS did not run it, which is not the firing's doing.
+        for (; i > first && i < requests.Length && requests[i].Arrival < requests[i - 1].Done; i++)
         {
             affected.Add(Affected(window, thread, requests[i], queued: true));
         }

@@ -13,13 +13,17 @@ public sealed class SetBatch
     /// <summary>Enough for a deep pipeline; a longer one is written in several batches.</summary>
     public const int Capacity = 64;
 
+    /// <summary>A batch of large values is written once it holds this many bytes: the store encodes a batch into one pooled buffer.</summary>
+    public const int MaxBytes = 1 << 20;
+
     private readonly BatchPut[] _puts = new BatchPut[Capacity];
     private readonly PutStatus[] _statuses = new PutStatus[Capacity];
     private long _arrival;
+    private int _bytes;
 
     public int Count { get; private set; }
 
-    public bool IsFull => Count == Capacity;
+    public bool IsFull => Count == Capacity || _bytes >= MaxBytes;
 
     /// <summary>
     /// Whether the command just parsed can join the batch: a plain SET of a valid key, with the
@@ -38,6 +42,7 @@ public sealed class SetBatch
         }
 
         _puts[Count++] = new BatchPut(c.Request[1], c.Request[2]);
+        _bytes += c.Request[1].Length + c.Request[2].Length;
     }
 
     /// <summary>Writes the batch, then each SET's reply in order and its latency into INFO.</summary>
@@ -98,5 +103,6 @@ public sealed class SetBatch
         }
 
         Count = 0;
+        _bytes = 0;
     }
 }

@@ -11,14 +11,24 @@ namespace TailDb.LoadTest.Tests.Injections;
 
 /// <summary>
 /// Known causes, known answers: a short traced run with every --inject kind, analyzed at the
-/// analyzer's defaults (the measured phase, response time), scored against the truth file the load
-/// test wrote beside the trace. Requests are matched by their arrival (the truth file's Stopwatch
-/// ticks converted with the trace's own clock) to the slow set's rows.
+/// analyzer's defaults (the measured phase, response time) but for the slow set, which is every
+/// request of at least <see cref="SlowMs"/>, scored against the truth file the load test wrote
+/// beside the trace. Requests are matched by their arrival (the truth file's Stopwatch ticks
+/// converted with the trace's own clock) to the slow set's rows.
 /// </summary>
 [Collection(WorkerProcessesGroup.Name)]
 public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
 {
     private readonly DirectoryInfo _scratch = Directory.CreateTempSubdirectory("taildb-inject-");
+
+    /// <summary>
+    /// The slow set's threshold: under every injection's size (the lock's 20 ms, the sleep's 15 ms,
+    /// the forced GCs' pauses of a few ms) and far above an ordinary request (~0.03 ms). Not the
+    /// default slowest 1%: on a busy machine load threads the OS starves fill the slowest 1% and
+    /// lift its threshold past every injected request (28-150 ms at load 9-25), and the goals are
+    /// about the injected requests; the false-blame goal still holds over every slow request.
+    /// </summary>
+    private const double SlowMs = 5;
 
     public void Dispose() => _scratch.Delete(recursive: true);
 
@@ -32,10 +42,15 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
             timeoutSeconds: 300);
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
         TruthFile truth = TruthFile.Read(TruthFile.PathBeside(trace));
-        SlowestReport report = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default, Top: int.MaxValue), StackReaders.Create(StackReaderKind.NetTrace));
+        SlowestReport report = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default, ThresholdMs: SlowMs, Top: int.MaxValue), StackReaders.Create(StackReaderKind.NetTrace));
         TraceClock clock = TraceClock.Read(trace, TraceKind.NetTrace)!;
 
         InjectionScore score = InjectionScore.Of(truth, report, clock);
+        if (File.Exists("/proc/loadavg"))
+        {
+            output.WriteLine("load average: " + File.ReadAllText("/proc/loadavg").Trim());
+        }
+
         output.WriteLine(score.Describe());
         output.WriteLine(report.Verdict);
         foreach (CauseRow cause in report.Causes.Where(c => c.Unit == "ms").Take(8))
@@ -48,11 +63,15 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
         Assert.Equal(truth.Injections.Select(i => i.Kind).ToHashSet(), truth.Windows.Select(w => truth.Injections[w.Injection].Kind).ToHashSet());
 
         // The cause goals (right cause >= 95%, false blame <= 5%) are reported figures, asserted only
-        // with TAILDB_INJECTION_GOALS=1. Since the burst's buffers are no longer zeroed (its thread no
-        // longer holds the sampler's ticks up), both held in 11 of the 13 loaded runs (load 21-36)
-        // that slowed anything past the threshold; the two misses (82.8% / 16.7%, 94.8% / 10.8%)
-        // are "app code" samples: on a busy 2-core machine a load thread the OS preempted in app
-        // code, which a trace without scheduler events cannot tell from work. Not robust for CI yet.
+        // with TAILDB_INJECTION_GOALS=1. Since rows name their cause with sample-based causes held
+        // against ordinary requests (RequestBlame), a thread preempted or stalled in app code is no
+        // longer blamed on "app code": false blame at most 1 row in each of 13 recorded traces
+        // re-analyzed (load 4-25; 0-52% before, on the 10 analyzed both ways). But in 8 runs of this test at load 10-28 both goals held in 4: right
+        // cause missed in 4 (94.8%, 92.9%, 74.6%, 26.6%), mostly the allocation burst's requests,
+        // which a loaded machine stalls behind sampler ticks rather than the burst's GCs (named
+        // nothing, measurement), and once 1,135 requests counted against the lock (its window
+        // stretched on the loaded machine), most of them named a GC or nothing; false blame missed
+        // once (5.6%, store eviction overlapping requests the OS starved alike).
         if (Environment.GetEnvironmentVariable("TAILDB_INJECTION_GOALS") == "1")
         {
             Assert.True(score.RightCauseShare >= 0.95, score.Describe());

@@ -14,10 +14,11 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// though no firing of it touched the request (misplaced: reported, not a goal, since the cause was
 /// injected; on a loaded machine a load thread that woke late shows as "blocked / sleeping"), and how many have no recorded cause at all
 /// beyond queueing behind earlier requests (unexplained: on a shared machine, a load thread the OS
-/// did not run; counted apart, not as blame). A row's "first" cause is its largest
-/// non-measurement cause; "earlier requests on the same thread" is looked through to the cause
-/// behind it (a request queued behind a request that waited on the lock waited on the lock), and
-/// <see cref="StrictRightCause"/> counts without looking through.
+/// did not run; counted apart, not as blame). A row's "first" cause is the cause the analyzer names
+/// for it (<see cref="SlowRequestRow.Named"/>: event-based causes as measured, sample-based ones only
+/// beyond what ordinary requests' samples show); a row named only "earlier requests on the same
+/// thread" counts as unexplained. <see cref="StrictRightCause"/> is the older, stricter reading: the
+/// row's largest raw non-measurement overlap, earlier requests included.
 /// </summary>
 internal sealed record InjectionScore(
     int SlowedPastThreshold, int Found, int RightCause, int StrictRightCause, int SlowSet, int FalseBlame, int Misplaced, int Unexplained, double ThresholdMs,
@@ -35,7 +36,7 @@ internal sealed record InjectionScore(
 
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"threshold {ThresholdMs:0.###} ms; slowed past it by an injection: {SlowedPastThreshold}; found {Found} ({FoundShare:P1}); " +
-        $"right cause first {RightCause} ({RightCauseShare:P1}; {StrictRightCause} without looking through earlier requests); " +
+        $"right cause named {RightCause} ({RightCauseShare:P1}; {StrictRightCause} by the largest raw overlap); " +
         $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); blamed on a lock or sleep cause that was injected but not fired at that request {Misplaced} (allowed: the cause was injected); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
 
     private static string Join(IReadOnlyDictionary<string, int> counts) =>
@@ -64,11 +65,11 @@ internal sealed record InjectionScore(
             }
 
             found++;
-            string key = $"{kinds} -> {FirstCause(row, kindOf, lookThrough: true)?.Name ?? "(none)"}";
+            string key = $"{kinds} -> {FirstCause(row, kindOf, named: true)?.Name ?? "(none)"}";
             byInjection[key] = byInjection.GetValueOrDefault(key) + 1;
-            bool isRight = injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: true)));
+            bool isRight = injected.Any(k => Matches(k, FirstCause(row, kindOf, named: true)));
             right += isRight ? 1 : 0;
-            strict += injected.Any(k => Matches(k, FirstCause(row, kindOf, lookThrough: false))) ? 1 : 0;
+            strict += injected.Any(k => Matches(k, FirstCause(row, kindOf, named: false))) ? 1 : 0;
             byKind[kinds] = kindScore with { Found = kindScore.Found + 1, RightCause = kindScore.RightCause + (isRight ? 1 : 0) };
         }
 
@@ -79,7 +80,7 @@ internal sealed record InjectionScore(
         var firstCauses = new Dictionary<string, int>();
         foreach (var row in rows)
         {
-            var first = FirstCause(row, kindOf, lookThrough: true);
+            var first = FirstCause(row, kindOf, named: true);
             string name = first?.Name ?? "(none)";
             firstCauses[name] = firstCauses.GetValueOrDefault(name) + 1;
             if (first is not { } cause)
@@ -105,13 +106,17 @@ internal sealed record InjectionScore(
         _ => c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal),
     };
 
-    private static (string Name, CauseKind Kind)? FirstCause(SlowRequestRow row, Dictionary<string, CauseKind> kindOf, bool lookThrough)
+    private static (string Name, CauseKind Kind)? FirstCause(SlowRequestRow row, Dictionary<string, CauseKind> kindOf, bool named)
     {
+        if (named)
+        {
+            return row.Named is { } cause && cause.Kind != CauseKind.EarlierRequests ? (cause.Cause, cause.Kind) : null;
+        }
+
         foreach (var overlap in row.Causes)
         {
             if (overlap.Unit != "ms" || !kindOf.TryGetValue(overlap.Cause, out var kind)
-                || kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait
-                || (lookThrough && kind == CauseKind.EarlierRequests))
+                || kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait)
             {
                 continue;
             }
