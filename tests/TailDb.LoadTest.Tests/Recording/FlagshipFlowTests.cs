@@ -58,7 +58,10 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
 
             // Half the requests waited longer than 99% of service times took: the open-loop sender
             // itself could not keep to the schedule, so the machine (not the app) made the tail.
-            starved[mode.Mode] = corrected.P50 > mode.Result!.Overall.Uncorrected.P99;
+            // Likewise when the analyzer finds most of the slow set's time is the sampler's own
+            // suspensions (93% in a flaky-loop run at load 21): the measurement made that tail.
+            starved[mode.Mode] = corrected.P50 > mode.Result!.Overall.Uncorrected.P99
+                || report.VerdictDetail?.MeasurementOverheadShare >= 0.5;
             output.WriteLine($"{mode.Mode}: largest event-based cause of the slow set: {largestEventCause[mode.Mode]}; GC pauses over-represented in it: {gcInTail[mode.Mode]}");
         }
 
@@ -73,7 +76,7 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
         // uncorrected p99 of 0.069 ms, p99 637 ms, no event-based cause at all) GC cannot be checked.
         if (starved["workstation"])
         {
-            output.WriteLine("workstation: the machine starved the run (p50 above the uncorrected p99); GC's place in its tail is not checked");
+            output.WriteLine("workstation: the machine starved the run (p50 above the uncorrected p99, or measurement overhead at least half the slow set's time); GC's place in its tail is not checked");
         }
         else
         {
