@@ -208,9 +208,10 @@ internal sealed class SegmentWriter : IDisposable
     }
 
     /// <summary>
-    /// Fsyncs <paramref name="segment"/>, the active one when the caller looked. By now a rotation
-    /// may have sealed it and compaction closed its file: then its seal's fsync made every record
-    /// in it durable, and a failure on the closed file is no failure.
+    /// Fsyncs <paramref name="segment"/> unless its seal is already durable: the active one when
+    /// a caller looked (a rotation may have sealed it since, and compaction closed its file: then
+    /// its seal's fsync made every record in it durable, and a failure on the closed file is no
+    /// failure), or a sealed one (<see cref="CompleteSeal(Segment)"/>).
     /// </summary>
     public void MakeDurable(Segment segment)
     {
@@ -284,29 +285,9 @@ internal sealed class SegmentWriter : IDisposable
     /// </summary>
     public void CompleteSeal(Segment segment)
     {
-        if (segment.SealDurable)
-        {
-            return;
-        }
-
-        try
-        {
-            segment.File.Flush();
-        }
-#pragma warning disable CA1031 // a failed fsync faults the store whatever its type
-        catch (Exception e)
-#pragma warning restore CA1031
-        {
-            // Another caller's fsync made it durable meanwhile (and compaction may even have closed
-            // the file since): this one's failure changes nothing.
-            if (segment.SealDurable)
-            {
-                return;
-            }
-
-            throw _fault.Fault($"fsync of the sealed segment '{segment.File.Path}'", e);
-        }
-
+        // Another caller's fsync may have made it durable meanwhile (and compaction closed the
+        // file since): MakeDurable then returns, and a failure on the closed file changes nothing.
+        MakeDurable(segment);
         segment.SealDurable = true;
         Interlocked.CompareExchange(ref _sealing, null, segment);
     }
