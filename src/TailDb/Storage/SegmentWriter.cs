@@ -102,31 +102,9 @@ internal sealed class SegmentWriter : IDisposable
             : throw new InvalidOperationException($"This process has numbered {KeyDir.MaxSegmentNumber} TailDb segments, the key directory's limit; reopen the store to number them afresh.");
     }
 
-    /// <summary>Appends one encoded record; the caller holds <see cref="WriteLock"/>.</summary>
-    public RecordLocation AppendLocked(ReadOnlySpan<byte> record, int keyLength, int valueLength)
-    {
-        _fault.ThrowIfFaulted();
-        if (_active.Length + record.Length + RecordFormat.SealSize > _segmentMaxBytes && _active.Length > RecordFormat.FileHeaderSize)
-        {
-            RotateLocked();
-        }
-
-        long offset = _active.Length;
-        try
-        {
-            _active.File.Write(record, offset);
-        }
-#pragma warning disable CA1031 // a failed write faults the store whatever its type; callers get TailDbFaultedException
-        catch (Exception e)
-#pragma warning restore CA1031
-        {
-            throw _fault.Fault($"write to '{_active.File.Path}'", e);
-        }
-
-        _active.Length = offset + record.Length;
-        _sequence++;
-        return new RecordLocation(_active.Number, offset, keyLength, valueLength);
-    }
+    /// <summary>Appends one encoded record (a run of one); the caller holds <see cref="WriteLock"/>.</summary>
+    public RecordLocation AppendLocked(ReadOnlySpan<byte> record, int keyLength, int valueLength) =>
+        AppendRunLocked(record, records: 1) with { KeyLength = keyLength, ValueLength = valueLength };
 
     /// <summary>
     /// How many bytes a run of records beginning with one of <paramref name="firstRecordBytes"/>
