@@ -91,7 +91,7 @@ public sealed class SetBatch
                     c.Raw(StoreWrites.OkReply);
                     break;
                 case PutStatus.Invalid:
-                    c.Error($"ERR value larger than the store's limit ({c.Server.Options.MaxValueBytes} bytes)");
+                    StoreWrites.ValueTooLarge(c);
                     break;
                 default:
                     StoreWrites.Faulted(c, c.Store.FaultMessage);

@@ -42,7 +42,7 @@ public static class SetCommand
                 c.Raw(skipped);
                 break;
             case PutStatus.Invalid:
-                c.Error($"ERR value larger than the store's limit ({c.Server.Options.MaxValueBytes} bytes)");
+                StoreWrites.ValueTooLarge(c);
                 break;
             default:
                 StoreWrites.Faulted(c, c.Store.FaultMessage);

@@ -61,6 +61,10 @@ public static class StoreWrites
 
     public static void Faulted(CommandContext c, TailDbFaultedException e) => Faulted(c, e.Message);
 
+    /// <summary>The reply to a SET whose value is over the store's limit (the store returned Invalid).</summary>
+    public static void ValueTooLarge(CommandContext c) =>
+        c.Error($"ERR value larger than the store's limit ({c.Server.Options.MaxValueBytes} bytes)");
+
     /// <summary>The fault's error reply when a status, not an exception, reported it (<see cref="TailDbStore.FaultMessage"/>).</summary>
     public static void Faulted(CommandContext c, string? message) => c.Error("ERR store faulted, writes are refused until restart: " + message);
 }
