@@ -59,7 +59,7 @@ internal static class SlowestAnalysis
         var tally = Tally.Measure(set, scope, attributor, threshold);
         var causeRows = CauseRows(attributor.Causes, tally);
         var blame = RequestBlame.Build(set, scope, attributor, tally, threshold);
-        var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples, blame);
+        var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples, new BacklogBlame(set, scope, attributor, blame));
         var profile = ProfileBuilder.Build(set, samples, attributor, tally.SlowIndices, tally.SlowTime);
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
         var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly);
@@ -223,7 +223,7 @@ internal static class SlowestAnalysis
     }
 
     private static List<SlowRequestRow> SlowestRows(
-        int top, Tally tally, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, RequestBlame blame)
+        int top, Tally tally, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, BacklogBlame blame)
     {
         var requests = set.Requests.Requests;
         tally.SlowIndices.Sort((a, b) => scope.Latency(requests[b]).CompareTo(scope.Latency(requests[a])));
@@ -236,7 +236,7 @@ internal static class SlowestAnalysis
         return rows;
     }
 
-    private static SlowRequestRow SlowRow(int rank, int index, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, RequestBlame blame)
+    private static SlowRequestRow SlowRow(int rank, int index, ComputerSet set, AnalysisScope scope, Attributor attributor, SampleComputer? samples, BacklogBlame blame)
     {
         ref var request = ref set.Requests.Requests[index];
         var activity = set.Requests.Activities[request.Activity];
@@ -279,7 +279,7 @@ internal static class SlowestAnalysis
         return new SlowRequestRow(rank, activity.Name, Population.Round(from), Population.Round(scope.Latency(request)), request.ThreadId,
             fields, Overlaps(attributor, whole), top,
             Population.Round(response ? request.QueueMSec : 0), Population.Round(request.DurationMSec),
-            Overlaps(attributor, queue), Overlaps(attributor, service), text, blame.Name(request, whole));
+            Overlaps(attributor, queue), Overlaps(attributor, service), text, blame.Name(index, whole));
     }
 
     private static List<CauseOverlap> Overlaps(Attributor attributor, double[] values)

@@ -18,8 +18,9 @@ public sealed record AffectedRequest(int Injection, int Thread, long Arrival, lo
 /// A firing touches a request directly when the request's response [arrival, done] overlaps the
 /// firing's window and the firing could have held it there: for a lock, only a request that found
 /// the gate taken (<see cref="RequestEffect.WaitedOnGate"/>); for a sleep, the request that slept;
-/// for a GC or an allocation burst, any request, but for no longer than the GC paused the process
-/// inside the window. Its injected time is that overlap. A request that waited behind a slowed one
+/// for a GC or an allocation burst, any request, for the GC pauses inside the window that it
+/// overlapped (<see cref="GcPauseListener"/>; when the pauses are unknown, for no longer than the
+/// window's pause total). Its injected time is that overlap. A request that waited behind a slowed one
 /// on the same load thread inherits the part of its wait the firing explains: at most the time the
 /// one in front was slowed by it. On a starved machine a window stretches and requests the OS did not
 /// run overlap it; this keeps them from counting as the firing's.
@@ -27,17 +28,19 @@ public sealed record AffectedRequest(int Injection, int Thread, long Arrival, lo
 /// </summary>
 public sealed record TruthFile(
     string Clock, long Frequency, IReadOnlyList<Injection> Injections, IReadOnlyList<InjectionWindow> Windows,
-    IReadOnlyList<AffectedRequest> Requests, long RequestsLogged, long RequestsNotLogged)
+    IReadOnlyList<AffectedRequest> Requests, long RequestsLogged, long RequestsNotLogged, IReadOnlyList<GcPauseTimes>? Pauses = null)
 {
     public static string PathBeside(string tracePath) => Path.ChangeExtension(tracePath, null) + ".truth.json";
 
-    public static TruthFile Build(Injector injector, RequestLog log)
+    public static TruthFile Build(Injector injector, RequestLog log, IReadOnlyList<GcPauseTimes>? pauses)
     {
         ArgumentNullException.ThrowIfNull(injector);
-        return Build(injector.Injections, injector.Windows.ToArray(), log);
+        return Build(injector.Injections, injector.Windows.ToArray(), log, pauses);
     }
 
-    public static TruthFile Build(IReadOnlyList<Injection> injections, IReadOnlyList<InjectionWindow> windows, RequestLog log)
+    /// <param name="pauses">Every GC pause of the phase in time order (<see cref="GcPauseListener"/>), or null when
+    /// unknown: a GC firing then counts up to its window's pause total against any request it overlapped.</param>
+    public static TruthFile Build(IReadOnlyList<Injection> injections, IReadOnlyList<InjectionWindow> windows, RequestLog log, IReadOnlyList<GcPauseTimes>? pauses = null)
     {
         ArgumentNullException.ThrowIfNull(injections);
         ArgumentNullException.ThrowIfNull(windows);
@@ -50,7 +53,7 @@ public sealed record TruthFile(
             {
                 if (window.Thread < 0 || window.Thread == thread)
                 {
-                    AddAffected(affected, window, kind, thread, log.Of(thread));
+                    AddAffected(affected, window, kind, thread, log.Of(thread), pauses);
                 }
             }
         }
@@ -61,7 +64,7 @@ public sealed record TruthFile(
             logged += log.Of(t).Length;
         }
 
-        return new TruthFile("Stopwatch.GetTimestamp", Stopwatch.Frequency, injections, windows, affected, logged, log.Dropped);
+        return new TruthFile("Stopwatch.GetTimestamp", Stopwatch.Frequency, injections, windows, affected, logged, log.Dropped, pauses);
     }
 
     public void Write(string path)
@@ -75,14 +78,18 @@ public sealed record TruthFile(
         JsonSerializer.Deserialize<TruthFile>(File.ReadAllText(path), WorkerResult.Json)
             ?? throw new InvalidDataException($"{path} is empty");
 
-    private static void AddAffected(List<AffectedRequest> affected, InjectionWindow window, InjectionKind kind, int thread, ReadOnlySpan<RequestTimes> requests)
+    private static void AddAffected(
+        List<AffectedRequest> affected, InjectionWindow window, InjectionKind kind, int thread, ReadOnlySpan<RequestTimes> requests, IReadOnlyList<GcPauseTimes>? pauses)
     {
-        double cap = kind is InjectionKind.Gc or InjectionKind.AllocBurst ? window.PausedMs : double.PositiveInfinity;
+        bool gc = kind is InjectionKind.Gc or InjectionKind.AllocBurst;
         double inFront = 0; // the injected time of the request in front, 0 when the firing did not slow it
         for (int i = LowerBoundByDone(requests, window.Start); i < requests.Length; i++)
         {
             RequestTimes r = requests[i];
-            double direct = r.Arrival <= window.Stop && Touches(kind, r.Effect) ? Math.Min(cap, OverlapMs(r, window)) : 0;
+            double direct = r.Arrival > window.Stop || !Touches(kind, r.Effect) ? 0
+                : !gc ? OverlapMs(r, window.Start, window.Stop)
+                : pauses is null ? Math.Min(window.PausedMs, OverlapMs(r, window.Start, window.Stop))
+                : PausedMs(r, window, pauses);
             double inherited = i > 0 && inFront > 0 && r.Arrival < requests[i - 1].Done
                 ? Math.Min(inFront, Milliseconds(requests[i - 1].Done - r.Arrival))
                 : 0;
@@ -106,8 +113,23 @@ public sealed record TruthFile(
         _ => true,
     };
 
-    private static double OverlapMs(RequestTimes r, InjectionWindow window) =>
-        Math.Max(0, Milliseconds(Math.Min(r.Done, window.Stop) - Math.Max(r.Arrival, window.Start)));
+    private static double OverlapMs(RequestTimes r, long start, long stop) =>
+        Math.Max(0, Milliseconds(Math.Min(r.Done, stop) - Math.Max(r.Arrival, start)));
+
+    /// <summary>How long GC pauses inside the firing's window held the request.</summary>
+    private static double PausedMs(RequestTimes r, InjectionWindow window, IReadOnlyList<GcPauseTimes> pauses)
+    {
+        double held = 0;
+        foreach (GcPauseTimes pause in pauses)
+        {
+            if (pause.Start < window.Stop && pause.Stop > window.Start)
+            {
+                held += OverlapMs(r, Math.Max(pause.Start, window.Start), Math.Min(pause.Stop, window.Stop));
+            }
+        }
+
+        return held;
+    }
 
     private static double Milliseconds(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
 

@@ -83,6 +83,8 @@ public sealed class WorkerSession
         Phase("measuring");
         var scratch = _spec.Progress ? LatencyHistograms.Create() : null;
         RequestLog? log = injector is null ? null : new RequestLog(workload.Threads, ExpectedRequestsPerThread(workload));
+        using GcPauseListener? pauses = injector is null ? null : new GcPauseListener();
+        int gcsBefore = GC.CollectionCount(0);
         PhaseOutcome measured;
         using (events.Mark(Tracing.Phase.Measured))
         {
@@ -110,7 +112,10 @@ public sealed class WorkerSession
 
         if (injector is not null && _spec.TruthPath is { } truthPath)
         {
-            TruthFile.Build(injector, log!).Write(truthPath);
+            // Every pause of the measured phase, or (the listener's events lagging past the wait) none: the
+            // truth then falls back to each firing's pause total.
+            bool complete = pauses!.WaitForPauses(GC.CollectionCount(0) - gcsBefore, TimeSpan.FromSeconds(5));
+            TruthFile.Build(injector, log!, complete ? pauses.Pauses() : null).Write(truthPath);
         }
 
         return new WorkerResult

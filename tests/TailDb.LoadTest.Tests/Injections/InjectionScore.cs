@@ -65,7 +65,7 @@ internal sealed record InjectionScore(
             }
 
             found++;
-            string key = $"{kinds} -> {FirstCause(row, kindOf, named: true)?.Name ?? "(none)"}";
+            string key = $"{kinds}{(request.All(r => r.Queued) ? " (queued behind)" : "")} -> {FirstCause(row, kindOf, named: true)?.Name ?? row.Named?.Cause ?? "(none)"}";
             byInjection[key] = byInjection.GetValueOrDefault(key) + 1;
             bool isRight = injected.Any(k => Matches(k, FirstCause(row, kindOf, named: true)));
             right += isRight ? 1 : 0;

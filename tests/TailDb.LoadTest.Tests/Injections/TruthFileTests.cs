@@ -39,6 +39,23 @@ public sealed class TruthFileTests
     }
 
     [Fact]
+    public void With_the_pauses_known_a_GC_firing_counts_only_the_time_a_pause_held_the_request()
+    {
+        var log = new RequestLog(threads: 1, capacityPerThread: 8);
+        log.Add(0, Ms(100), Ms(100), Ms(110), RequestEffect.None); // in the window, before the pause: the OS ran it late
+        log.Add(0, Ms(120), Ms(120), Ms(131), RequestEffect.None); // held by the pause from 125 to 130
+
+        // An allocation burst's window of 50 ms holding one 5 ms pause, and a pause outside it.
+        TruthFile truth = TruthFile.Build(
+            [new Injection(InjectionKind.AllocBurst, 4, Megabytes: 64)], [new InjectionWindow(0, Ms(100), Ms(150), -1, PausedMs: 5)], log,
+            [new GcPauseTimes(Ms(50), Ms(60)), new GcPauseTimes(Ms(125), Ms(130))]);
+
+        AffectedRequest only = Assert.Single(truth.Requests);
+        Assert.Equal(Ms(120), only.Arrival);
+        Assert.Equal(5, only.InjectedMs, precision: 3);
+    }
+
+    [Fact]
     public void A_request_queued_behind_a_slowed_one_inherits_at_most_what_the_firing_cost_the_one_in_front()
     {
         var log = new RequestLog(threads: 1, capacityPerThread: 8);
