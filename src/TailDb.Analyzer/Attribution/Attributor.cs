@@ -480,6 +480,38 @@ internal sealed class Attributor
         }
     }
 
+    /// <summary>
+    /// Whether the cause named <paramref name="causeName"/> is measured by events, or is samples of a
+    /// stopped thread (waiting, a lock, file I/O): evidence that the thread was held. Samples of a
+    /// running thread are not: a thread the OS preempted shows its app code tick after tick.
+    /// </summary>
+    public bool ShowsAThreadHeld(string causeName)
+    {
+        foreach (var cause in _causes)
+        {
+            if (cause.Name == causeName)
+            {
+                if (cause.IsEventBased)
+                {
+                    return true;
+                }
+
+                break;
+            }
+        }
+
+        foreach (var category in Enum.GetValues<SampleCategory>())
+        {
+            var slot = _sampleCause[(int)category];
+            if (slot >= 0 && !SampleComputer.IsRunning(category) && _causes[slot].Name == causeName)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
     /// <summary>The slot <see cref="CountSamples"/> counts samples that stand for no cause in (the sampler's own tick).</summary>
     public int NoCauseSlot => _causes.Count;
 

@@ -9,7 +9,8 @@ namespace TailDb.Analyzer.Attribution;
 /// queue; those that arrive after the cause is over still wait for the backlog to drain. For them
 /// "earlier requests on the same thread" says where the time went, not why: this follows the
 /// requests in front, one at a time, to the first one held by something else, and names that
-/// ("gen2 GC pauses, through the earlier requests it held"). The chain is followed at most
+/// ("gen2 GC pauses, through the earlier requests it held"), when that cause shows the request was
+/// held (an event-based cause, or samples of a stopped thread). The chain is followed at most
 /// <see cref="MaxHops"/> requests back and each request is named once.
 /// </summary>
 internal sealed class BacklogBlame(ComputerSet set, AnalysisScope scope, Attributor attributor, RequestBlame blame)
@@ -32,8 +33,10 @@ internal sealed class BacklogBlame(ComputerSet set, AnalysisScope scope, Attribu
             return named;
         }
 
+        // Only a cause that shows the request in front was held: a sample-based "app code" there is
+        // as likely the OS preempting the thread as work, and would spread to the whole backlog.
         var root = Root(index);
-        return root is null ? named : named with { Cause = root.Cause + Through, Kind = root.Kind };
+        return root is null || !attributor.ShowsAThreadHeld(root.Cause) ? named : named with { Cause = root.Cause + Through, Kind = root.Kind };
     }
 
     /// <summary>The first cause other than earlier requests along the chain of requests in front of <paramref name="index"/>.</summary>
