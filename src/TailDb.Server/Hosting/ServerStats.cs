@@ -38,7 +38,11 @@ public sealed class ServerStats
 
     /// <summary>One command's latency from the moment its bytes were read; out-of-range values are clamped, never thrown.</summary>
     public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds) =>
-        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds);
+        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, 1);
+
+    /// <summary><paramref name="count"/> commands of one kind with the same latency (a run of one read's pipeline): one histogram record for all of them.</summary>
+    public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds, int count) =>
+        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, count);
 
     public void KeyspaceHit(long connectionId) => Interlocked.Increment(ref _keyspace[(connectionId & (StripeCount - 1)) * KeyspaceSpacing]);
 
@@ -106,11 +110,11 @@ public sealed class ServerStats
 
         public LongConcurrentHistogram? Histogram(CommandKind kind) => Volatile.Read(ref _latency[(int)kind]);
 
-        public void Record(CommandKind kind, long nanoseconds)
+        public void Record(CommandKind kind, long nanoseconds, int count)
         {
             LongConcurrentHistogram h = Histogram(kind) ?? Create(kind);
-            h.RecordValue(Math.Clamp(nanoseconds, 1, HighestTrackableNanoseconds));
-            Interlocked.Add(ref Sums[(int)kind], nanoseconds);
+            h.RecordValueWithCount(Math.Clamp(nanoseconds, 1, HighestTrackableNanoseconds), count);
+            Interlocked.Add(ref Sums[(int)kind], nanoseconds * count);
         }
 
         private LongConcurrentHistogram Create(CommandKind kind)
