@@ -48,7 +48,7 @@ internal static class CaptureReport
     }
 
     /// <summary>
-    /// One line: the trigger request's largest cause, with its Start payload (an ASP.NET Core request's
+    /// One line: the cause the report names for the trigger request, with its Start payload (an ASP.NET Core request's
     /// method and path), then the report's verdict on the whole slow set of the window.
     /// </summary>
     public static string TriggerVerdict(Written written, Trigger trigger)
@@ -61,11 +61,13 @@ internal static class CaptureReport
             return report.Verdict.ReplaceLineEndings(" ");
         }
 
+        // The cause the report names for the row (RequestBlame), not its largest raw overlap: a
+        // sampler's own suspension or app-code samples no ordinary request lacks can overlap more.
         var row = report.Slowest[0];
-        var top = row.Causes.FirstOrDefault(c => c.Unit == "ms");
+        var top = row.Named;
         var request = written.TriggerFields is { } fields ? $"the trigger request ({fields})" : "the trigger request";
         var own = top is null
-            ? $"no recorded cause overlaps {request}"
+            ? $"no recorded cause explains {request}"
             : string.Create(CultureInfo.InvariantCulture, $"{top.Value / row.DurationMs:0%} of {request} in {top.Cause}");
         return $"{own}; window: {report.Verdict}".ReplaceLineEndings(" ");
     }

@@ -2,8 +2,26 @@ using System.Diagnostics;
 
 namespace TailDb.LoadTest.Injections;
 
-/// <summary>One firing of an injection: when it began and ended, and for a sleep the load thread that slept.</summary>
-public readonly record struct InjectionWindow(int Injection, long Start, long Stop, int Thread);
+/// <summary>
+/// One firing of an injection: when it began and ended, for a sleep the load thread that slept,
+/// and for a GC or an allocation burst how long the GC paused the process inside the window
+/// (<see cref="GC.GetTotalPauseDuration"/> before and after; 0 for the others). A request cannot
+/// have waited on a GC longer than that, however long the window stretched on a starved machine.
+/// </summary>
+public readonly record struct InjectionWindow(int Injection, long Start, long Stop, int Thread, double PausedMs = 0);
+
+/// <summary>What an injection did to one request, as seen from inside it.</summary>
+[Flags]
+public enum RequestEffect : byte
+{
+    None = 0,
+
+    /// <summary>The request found the lock injection's gate taken (<c>Monitor.TryEnter</c> failed) and waited for it.</summary>
+    WaitedOnGate = 1,
+
+    /// <summary>The request's handler took a due sleep.</summary>
+    Slept = 2,
+}
 
 /// <summary>
 /// Produces the --inject causes during the measured phase and remembers exactly when each fired.
@@ -63,12 +81,24 @@ public sealed class Injector : IDisposable
     }
 
     /// <summary>Called by load thread <paramref name="thread"/> inside each request, before the store call.</summary>
-    public void OnRequest(int thread)
+    /// <returns>What the injections did to this request: the truth file counts a lock firing only
+    /// against requests that actually waited on its gate, not every request its window overlapped
+    /// (on a starved machine that includes requests the OS simply did not run).</returns>
+    public RequestEffect OnRequest(int thread)
     {
+        RequestEffect effect = RequestEffect.None;
         if (Gate is { } gate)
         {
-            lock (gate)
+            if (Monitor.TryEnter(gate))
             {
+                Monitor.Exit(gate);
+            }
+            else
+            {
+                effect |= RequestEffect.WaitedOnGate;
+                lock (gate)
+                {
+                }
             }
         }
 
@@ -80,8 +110,11 @@ public sealed class Injector : IDisposable
                 long start = Stopwatch.GetTimestamp();
                 Thread.Sleep(TimeSpan.FromMilliseconds(_injections[due - 1].HoldMilliseconds));
                 Record(new InjectionWindow(due - 1, start, Stopwatch.GetTimestamp(), thread));
+                effect |= RequestEffect.Slept;
             }
         }
+
+        return effect;
     }
 
     /// <summary>Forgets the firings so far (the warm-up's).</summary>
@@ -132,6 +165,7 @@ public sealed class Injector : IDisposable
     private void Fire(int index)
     {
         Injection injection = _injections[index];
+        TimeSpan pausedBefore = GC.GetTotalPauseDuration();
         long start = Stopwatch.GetTimestamp();
         switch (injection.Kind)
         {
@@ -156,7 +190,8 @@ public sealed class Injector : IDisposable
                 break;
         }
 
-        Record(new InjectionWindow(index, start, Stopwatch.GetTimestamp(), -1));
+        long stop = Stopwatch.GetTimestamp();
+        Record(new InjectionWindow(index, start, stop, -1, (GC.GetTotalPauseDuration() - pausedBefore).TotalMilliseconds));
     }
 
     // Held until the whole burst is allocated, so it survives the GCs it triggers (promotion work

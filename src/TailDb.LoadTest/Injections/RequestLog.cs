@@ -1,11 +1,11 @@
 namespace TailDb.LoadTest.Injections;
 
-/// <summary>One measured request on the Stopwatch clock: when it was due, when it was sent, when it finished.</summary>
-public readonly record struct RequestTimes(long Arrival, long Start, long Done);
+/// <summary>One measured request on the Stopwatch clock: when it was due, when it was sent, when it finished, and what an injection did inside it.</summary>
+public readonly record struct RequestTimes(long Arrival, long Start, long Done, RequestEffect Effect = RequestEffect.None);
 
 /// <summary>
 /// Every measured request's times, one preallocated array per load thread, so the truth file can
-/// say which requests an injection slowed. Kept only when injecting (24 bytes a request); a thread
+/// say which requests an injection slowed. Kept only when injecting (32 bytes a request); a thread
 /// that sends more than it was sized for stops logging and the truth file says how many it lost.
 /// </summary>
 public sealed class RequestLog
@@ -31,7 +31,7 @@ public sealed class RequestLog
     public long Dropped => _dropped.Sum();
 
     /// <summary>Called by thread <paramref name="thread"/> only: no synchronization, no allocation.</summary>
-    public void Add(int thread, long arrival, long start, long done)
+    public void Add(int thread, long arrival, long start, long done, RequestEffect effect)
     {
         int count = _counts[thread];
         if (count == _times[thread].Length)
@@ -40,7 +40,7 @@ public sealed class RequestLog
             return;
         }
 
-        _times[thread][count] = new RequestTimes(arrival, start, done);
+        _times[thread][count] = new RequestTimes(arrival, start, done, effect);
         _counts[thread] = count + 1;
     }
 

@@ -6,14 +6,24 @@ namespace TailDb.LoadTest.Injections;
 
 /// <summary>A request an injection slowed: identified by its arrival (its intended start, the Request Start's arrivalTimestamp).</summary>
 /// <param name="Injection">Index into <see cref="TruthFile.Injections"/>.</param>
-/// <param name="Queued">True when it did not overlap the firing but waited behind requests that did.</param>
-public sealed record AffectedRequest(int Injection, int Thread, long Arrival, long Start, long Done, double ResponseMs, bool Queued);
+/// <param name="Queued">True when the firing did not touch it directly but it waited behind a request that the firing slowed.</param>
+/// <param name="InjectedMs">How much of its response time the firing accounts for (see <see cref="TruthFile"/>).</param>
+public sealed record AffectedRequest(int Injection, int Thread, long Arrival, long Start, long Done, double ResponseMs, bool Queued, double InjectedMs);
 
 /// <summary>
 /// The ground truth of an injected run, written beside the trace (<c>TRACE.truth.json</c>): each
-/// injection, each firing's window, and every measured request whose response overlapped a firing
-/// (or queued behind one that did, on the same load thread). Timestamps are
-/// <c>Stopwatch.GetTimestamp()</c> ticks, the clock the trace's events are stamped with.
+/// injection, each firing's window, and every measured request the firing slowed, with how much.
+/// Timestamps are <c>Stopwatch.GetTimestamp()</c> ticks, the clock the trace's events are stamped with.
+/// <para>
+/// A firing touches a request directly when the request's response [arrival, done] overlaps the
+/// firing's window and the firing could have held it there: for a lock, only a request that found
+/// the gate taken (<see cref="RequestEffect.WaitedOnGate"/>); for a sleep, the request that slept;
+/// for a GC or an allocation burst, any request, but for no longer than the GC paused the process
+/// inside the window. Its injected time is that overlap. A request that waited behind a slowed one
+/// on the same load thread inherits the part of its wait the firing explains: at most the time the
+/// one in front was slowed by it. On a starved machine a window stretches and requests the OS did not
+/// run overlap it; this keeps them from counting as the firing's.
+/// </para>
 /// </summary>
 public sealed record TruthFile(
     string Clock, long Frequency, IReadOnlyList<Injection> Injections, IReadOnlyList<InjectionWindow> Windows,
@@ -24,15 +34,23 @@ public sealed record TruthFile(
     public static TruthFile Build(Injector injector, RequestLog log)
     {
         ArgumentNullException.ThrowIfNull(injector);
+        return Build(injector.Injections, injector.Windows.ToArray(), log);
+    }
+
+    public static TruthFile Build(IReadOnlyList<Injection> injections, IReadOnlyList<InjectionWindow> windows, RequestLog log)
+    {
+        ArgumentNullException.ThrowIfNull(injections);
+        ArgumentNullException.ThrowIfNull(windows);
         ArgumentNullException.ThrowIfNull(log);
         var affected = new List<AffectedRequest>();
-        foreach (InjectionWindow window in injector.Windows)
+        foreach (InjectionWindow window in windows)
         {
+            InjectionKind kind = injections[window.Injection].Kind;
             for (int thread = 0; thread < log.Threads; thread++)
             {
                 if (window.Thread < 0 || window.Thread == thread)
                 {
-                    AddAffected(affected, window, thread, log.Of(thread));
+                    AddAffected(affected, window, kind, thread, log.Of(thread));
                 }
             }
         }
@@ -43,7 +61,7 @@ public sealed record TruthFile(
             logged += log.Of(t).Length;
         }
 
-        return new TruthFile("Stopwatch.GetTimestamp", Stopwatch.Frequency, injector.Injections, injector.Windows.ToArray(), affected, logged, log.Dropped);
+        return new TruthFile("Stopwatch.GetTimestamp", Stopwatch.Frequency, injections, windows, affected, logged, log.Dropped);
     }
 
     public void Write(string path)
@@ -57,27 +75,41 @@ public sealed record TruthFile(
         JsonSerializer.Deserialize<TruthFile>(File.ReadAllText(path), WorkerResult.Json)
             ?? throw new InvalidDataException($"{path} is empty");
 
-    private static void AddAffected(List<AffectedRequest> affected, InjectionWindow window, int thread, ReadOnlySpan<RequestTimes> requests)
+    private static void AddAffected(List<AffectedRequest> affected, InjectionWindow window, InjectionKind kind, int thread, ReadOnlySpan<RequestTimes> requests)
     {
-        int first = LowerBoundByDone(requests, window.Start);
-        int i = first;
-        for (; i < requests.Length && requests[i].Arrival <= window.Stop; i++)
+        double cap = kind is InjectionKind.Gc or InjectionKind.AllocBurst ? window.PausedMs : double.PositiveInfinity;
+        double inFront = 0; // the injected time of the request in front, 0 when the firing did not slow it
+        for (int i = LowerBoundByDone(requests, window.Start); i < requests.Length; i++)
         {
-            affected.Add(Affected(window, thread, requests[i], queued: false));
-        }
-
-        // The backlog the firing left: later requests that arrived while the one in front of them was
-        // still being served, until one arrives to an idle thread. Not "every request sent late": on
-        // a busy machine a thread that finished the backlog and then slept past its next due time was
-        // late because the OS did not run it, which is not the firing's doing.
-        for (; i > first && i < requests.Length && requests[i].Arrival < requests[i - 1].Done; i++)
-        {
-            affected.Add(Affected(window, thread, requests[i], queued: true));
+            RequestTimes r = requests[i];
+            double direct = r.Arrival <= window.Stop && Touches(kind, r.Effect) ? Math.Min(cap, OverlapMs(r, window)) : 0;
+            double inherited = i > 0 && inFront > 0 && r.Arrival < requests[i - 1].Done
+                ? Math.Min(inFront, Milliseconds(requests[i - 1].Done - r.Arrival))
+                : 0;
+            inFront = Math.Max(direct, inherited);
+            if (inFront > 0)
+            {
+                affected.Add(new AffectedRequest(window.Injection, thread, r.Arrival, r.Start, r.Done, Milliseconds(r.Done - r.Arrival), direct == 0, inFront));
+            }
+            else if (r.Arrival > window.Stop)
+            {
+                // Past the window, and arrived to a thread the firing no longer held up.
+                break;
+            }
         }
     }
 
-    private static AffectedRequest Affected(InjectionWindow window, int thread, RequestTimes r, bool queued) =>
-        new(window.Injection, thread, r.Arrival, r.Start, r.Done, (r.Done - r.Arrival) * 1000.0 / Stopwatch.Frequency, queued);
+    private static bool Touches(InjectionKind kind, RequestEffect effect) => kind switch
+    {
+        InjectionKind.Lock => (effect & RequestEffect.WaitedOnGate) != 0,
+        InjectionKind.Sleep => (effect & RequestEffect.Slept) != 0,
+        _ => true,
+    };
+
+    private static double OverlapMs(RequestTimes r, InjectionWindow window) =>
+        Math.Max(0, Milliseconds(Math.Min(r.Done, window.Stop) - Math.Max(r.Arrival, window.Start)));
+
+    private static double Milliseconds(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
 
     /// <summary>The first request done at or after <paramref name="time"/> (a thread's requests finish in order).</summary>
     private static int LowerBoundByDone(ReadOnlySpan<RequestTimes> requests, long time)

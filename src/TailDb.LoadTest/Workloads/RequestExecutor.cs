@@ -40,9 +40,12 @@ public sealed class RequestExecutor
     /// <summary>Corrupt reads seen; the store reports them and the load test counts them.</summary>
     public long Corrupt { get; private set; }
 
+    /// <summary>What the injections did inside the last <see cref="Execute"/> (for the truth file's request log).</summary>
+    public RequestEffect LastEffect { get; private set; }
+
     public OpKind Execute(in Operation operation)
     {
-        _injector?.OnRequest(_thread);
+        LastEffect = _injector?.OnRequest(_thread) ?? RequestEffect.None;
         AllocateLikeAHandler();
         byte[] key = _plan.Keys[operation.Key];
         switch (operation.Type)

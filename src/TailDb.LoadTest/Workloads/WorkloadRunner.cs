@@ -70,7 +70,7 @@ public sealed class WorkloadRunner : IRequestSender
         long done = Stopwatch.GetTimestamp();
         Stop(traced, kind);
         _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
-        _log?.Add(thread, intended, now, done);
+        _log?.Add(thread, intended, now, done, _executors[thread].LastEffect);
         return true;
     }
 

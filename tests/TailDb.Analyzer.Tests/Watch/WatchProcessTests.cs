@@ -68,6 +68,7 @@ public sealed class WatchProcessTests
     [Fact]
     public async Task ANamedWatchFollowsTheTargetAcrossARestartAndEndsOnCtrlC()
     {
+        InheritedSignals.AssertSigIntIsDelivered();
         var captures = WatchTargets.NewDirectory("restart");
         using var watch = Analyzer("watch", "--name", WorkloadName, "--threshold-ms", "1000", "--captures", captures);
         await watch.Lines.WaitForAsync(l => l.StartsWith("waiting for a process named", StringComparison.Ordinal), TimeSpan.FromMinutes(1));

@@ -95,6 +95,8 @@ public sealed class BadInputTests : IDisposable
             return; // sends SIGINT with kill(1) and finds the worker through /proc
         }
 
+        InheritedSignals.AssertSigIntIsDelivered();
+
         using Process harness = LoadTestProcess.StartHarness(["--gc", "workstation", "--duration", "60", "--warmup", "0", "--keys", "1000", "--rate", "1000"]);
         int worker = await WaitForChildAsync(harness.Id);
         await Task.Delay(TimeSpan.FromSeconds(3));
@@ -119,6 +121,8 @@ public sealed class BadInputTests : IDisposable
         {
             return;
         }
+
+        InheritedSignals.AssertSigIntIsDelivered();
 
         // 200,000 keys take the worker a while to write and cache: the stop lands before the
         // measured phase. Under load the same happens to the short test above (the bug this pins:

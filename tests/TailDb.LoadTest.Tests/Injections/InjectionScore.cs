@@ -8,7 +8,7 @@ namespace TailDb.LoadTest.Tests.Injections;
 
 /// <summary>
 /// How well the analyzer's slow set matches an injected run's truth: of the requests an injection
-/// slowed past the slow threshold, how many are in the slow set (found) and how many of those have
+/// slowed past the slow threshold (<see cref="SlowedPast"/>), how many are in the slow set (found) and how many of those have
 /// the injected cause first (right cause); of the slow set, how many are blamed first on a cause
 /// that was neither injected nor GC (false blame), how many on an injected lock or sleep cause
 /// though no firing of it touched the request (misplaced: reported, not a goal, since the cause was
@@ -52,7 +52,7 @@ internal sealed record InjectionScore(
         int slowed = 0, found = 0, right = 0, strict = 0;
         var byInjection = new Dictionary<string, int>();
         var byKind = new Dictionary<string, KindScore>();
-        foreach (var request in truth.Requests.Where(r => r.ResponseMs >= threshold).GroupBy(r => r.Arrival))
+        foreach (var request in truth.Requests.GroupBy(r => r.Arrival).Where(r => SlowedPast(r.ToArray(), threshold)))
         {
             slowed++;
             var injected = request.Select(r => truth.Injections[r.Injection].Kind).ToHashSet();
@@ -96,6 +96,19 @@ internal sealed record InjectionScore(
         }
 
         return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, misplaced, unexplained, threshold, firstCauses, byInjection, byKind);
+    }
+
+    /// <summary>
+    /// Whether the firings made this request slow: it is at or over the threshold, it would have been
+    /// under it without the injected time, and the injected time is at least half its response (so
+    /// the injected cause is the one to name first). A request the OS starved for longer than any
+    /// firing held it is not the injection's to explain.
+    /// </summary>
+    public static bool SlowedPast(IReadOnlyList<AffectedRequest> firings, double thresholdMs)
+    {
+        double response = firings[0].ResponseMs;
+        double injected = Math.Min(response, firings.Sum(f => f.InjectedMs));
+        return response >= thresholdMs && response - injected < thresholdMs && injected >= response / 2;
     }
 
     /// <summary>The cause each injection produces, as the analyzer names its kind.</summary>
