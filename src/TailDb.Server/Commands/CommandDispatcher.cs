@@ -18,7 +18,7 @@ public static class CommandDispatcher
         if (c.HasPendingRunOtherThan(kind))
         {
             // INFO after GETs in one pipeline reports them.
-            c.RecordLatencies();
+            c.RecordPending();
         }
 
         bool events = ServerEventSource.Log.CommandsEnabled();

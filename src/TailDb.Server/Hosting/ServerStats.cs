@@ -44,9 +44,24 @@ public sealed class ServerStats
     public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds, int count) =>
         _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, count);
 
-    public void KeyspaceHit(long connectionId) => Interlocked.Increment(ref _keyspace[(connectionId & (StripeCount - 1)) * KeyspaceSpacing]);
+    public void KeyspaceHit(long connectionId) => AddKeyspace(connectionId, 1, 0);
 
-    public void KeyspaceMiss(long connectionId) => Interlocked.Increment(ref _keyspace[((connectionId & (StripeCount - 1)) * KeyspaceSpacing) + 1]);
+    public void KeyspaceMiss(long connectionId) => AddKeyspace(connectionId, 0, 1);
+
+    /// <summary>A connection's hits and misses since it last reported (one read's GETs): one atomic add each, none when zero.</summary>
+    public void AddKeyspace(long connectionId, long hits, long misses)
+    {
+        long stripe = (connectionId & (StripeCount - 1)) * KeyspaceSpacing;
+        if (hits != 0)
+        {
+            Interlocked.Add(ref _keyspace[stripe], hits);
+        }
+
+        if (misses != 0)
+        {
+            Interlocked.Add(ref _keyspace[stripe + 1], misses);
+        }
+    }
 
     public long SumNanoseconds(CommandKind kind) => _stripes.Sum(s => Interlocked.Read(ref s.Sums[(int)kind]));
 
