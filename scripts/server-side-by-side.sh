@@ -5,12 +5,14 @@
 # with ratios to Garnet in the same run.
 #
 #   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
-#                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH]
+#                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH] [--baseline-args "..."]
 #
 # --baseline-dll adds a fifth server, "taildb-base": another build of TailDb.Server.dll (say, the
 # tree before a change: `git archive REV | tar -x -C DIR`, then build DIR/src/TailDb.Server), with
 # durability none and the same flags, measured in the same rotation, so a change's before and after
-# are both ratios to Garnet in one run.
+# are both ratios to Garnet in one run. --baseline-args replaces --taildb-args for it (the same
+# build with another flag: --baseline-dll src/TailDb.Server/bin/Release/net10.0/TailDb.Server.dll
+# --baseline-args "--socket-completions threadpool").
 #
 # --pipelines "" skips redis-benchmark. --loadtest then runs the load test (TailDb.LoadTest) with
 # those arguments and --target in-process,taildb-server,redis://<taildb-none>,redis://<garnet>,redis://<redis>
@@ -28,6 +30,7 @@ taildb_args=""
 pipelines="1 16"
 loadtest=""
 baseline_dll=""
+baseline_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --n-p1) n_p1=$2; shift 2 ;;
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
     --loadtest) loadtest=$2; shift 2 ;;
     --taildb-args) taildb_args=$2; shift 2 ;;
     --baseline-dll) baseline_dll=$2; shift 2 ;;
+    --baseline-args) baseline_args=$2; baseline_args_set=1; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
@@ -82,8 +86,9 @@ servers=(taildb-none taildb-fsync garnet redis)
 if [ -n "$baseline_dll" ]; then
   servers=(taildb-base "${servers[@]}")
   d=$(mktemp -d); dirs+=("$d")
+  [ -n "${baseline_args_set:-}" ] || baseline_args=$taildb_args
   # shellcheck disable=SC2086
-  dotnet "$baseline_dll" --dir "$d" --port "${port[taildb-base]}" --durability none $taildb_args > "$out/taildb-base.log" 2>&1 &
+  dotnet "$baseline_dll" --dir "$d" --port "${port[taildb-base]}" --durability none $baseline_args > "$out/taildb-base.log" 2>&1 &
   pids+=($!)
 fi
 for mode in none fsync; do
