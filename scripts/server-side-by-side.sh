@@ -65,7 +65,9 @@ server_dll=src/TailDb.Server/bin/Release/net10.0/TailDb.Server.dll
 
 pids=()
 dirs=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "${dirs[@]}" "$tooldir"; true; }
+# "|| true": under set -e a failed kill (a server SHUTDOWN already stopped) would end the trap
+# before it reached Garnet, which then outlived the script.
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "${dirs[@]}" "$tooldir"; true; }
 trap cleanup EXIT
 
 wait_port() {
