@@ -5,7 +5,14 @@
 # with ratios to Garnet in the same run.
 #
 #   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
-#                                       [--loadtest "LOAD TEST ARGS"]
+#                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH] [--baseline-args "..."]
+#
+# --baseline-dll adds a fifth server, "taildb-base": another build of TailDb.Server.dll (say, the
+# tree before a change: `git archive REV | tar -x -C DIR`, then build DIR/src/TailDb.Server), with
+# durability none and the same flags, measured in the same rotation, so a change's before and after
+# are both ratios to Garnet in one run. --baseline-args replaces --taildb-args for it (the same
+# build with another flag: --baseline-dll src/TailDb.Server/bin/Release/net10.0/TailDb.Server.dll
+# --baseline-args "--socket-completions threadpool").
 #
 # --pipelines "" skips redis-benchmark. --loadtest then runs the load test (TailDb.LoadTest) with
 # those arguments and --target in-process,taildb-server,redis://<taildb-none>,redis://<garnet>,redis://<redis>
@@ -22,6 +29,8 @@ out=artifacts/side-by-side
 taildb_args=""
 pipelines="1 16"
 loadtest=""
+baseline_dll=""
+baseline_args=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --n-p1) n_p1=$2; shift 2 ;;
@@ -30,6 +39,8 @@ while [ $# -gt 0 ]; do
     --pipelines) pipelines=$2; shift 2 ;;
     --loadtest) loadtest=$2; shift 2 ;;
     --taildb-args) taildb_args=$2; shift 2 ;;
+    --baseline-dll) baseline_dll=$2; shift 2 ;;
+    --baseline-args) baseline_args=$2; baseline_args_set=1; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
@@ -54,7 +65,9 @@ server_dll=src/TailDb.Server/bin/Release/net10.0/TailDb.Server.dll
 
 pids=()
 dirs=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "${dirs[@]}" "$tooldir"; true; }
+# "|| true": under set -e a failed kill (a server SHUTDOWN already stopped) would end the trap
+# before it reached Garnet, which then outlived the script.
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "${dirs[@]}" "$tooldir"; true; }
 trap cleanup EXIT
 
 wait_port() {
@@ -70,7 +83,16 @@ wait_port() {
 # test is run against each in turn, so a change in the machine's load (it is shared) hits all
 # servers alike instead of whichever ran last.
 base=$(( 30000 + RANDOM % 20000 ))
-declare -A port=([taildb-none]=$base [taildb-fsync]=$((base + 1)) [garnet]=$((base + 2)) [redis]=$((base + 3)))
+declare -A port=([taildb-none]=$base [taildb-fsync]=$((base + 1)) [garnet]=$((base + 2)) [redis]=$((base + 3)) [taildb-base]=$((base + 4)))
+servers=(taildb-none taildb-fsync garnet redis)
+if [ -n "$baseline_dll" ]; then
+  servers=(taildb-base "${servers[@]}")
+  d=$(mktemp -d); dirs+=("$d")
+  [ -n "${baseline_args_set:-}" ] || baseline_args=$taildb_args
+  # shellcheck disable=SC2086
+  dotnet "$baseline_dll" --dir "$d" --port "${port[taildb-base]}" --durability none $baseline_args > "$out/taildb-base.log" 2>&1 &
+  pids+=($!)
+fi
 for mode in none fsync; do
   d=$(mktemp -d); dirs+=("$d")
   # shellcheck disable=SC2086
@@ -86,7 +108,7 @@ pids+=($!)
 d=$(mktemp -d); dirs+=("$d")
 redis-server --bind 127.0.0.1 --port "${port[redis]}" --save "" --appendonly no --dir "$d" --protected-mode yes > "$out/redis.log" 2>&1 &
 pids+=($!)
-for s in taildb-none taildb-fsync garnet redis; do wait_port "${port[$s]}"; done
+for s in "${servers[@]}"; do wait_port "${port[$s]}"; done
 echo "TailDb: $(grep -h -E "GC mode|listening" "$out"/taildb-*.log | tr '\n' ' ')"
 echo "Garnet: $(redis-cli -h 127.0.0.1 -p "${port[garnet]}" INFO server | tr -d '\r' | grep -E '^(garnet_version|redis_version)' | tr '\n' ' ')"
 echo "redis-server: $(redis-server --version)"
@@ -94,7 +116,7 @@ echo "redis-server: $(redis-server --version)"
 for p in $pipelines; do
   n=$n_p1; [ "$p" = 16 ] && n=$n_p16
   for t in set get; do
-    for s in taildb-none taildb-fsync garnet redis; do
+    for s in "${servers[@]}"; do
       echo "  $s -P $p $t (n=$n, load: $(cut -d' ' -f1-3 /proc/loadavg))"
       redis-benchmark -h 127.0.0.1 -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$n" -P "$p" -t "$t" 2>&1 | tr '\r' '\n' > "$out/$s.P$p.$t.txt"
     done
@@ -113,7 +135,7 @@ if [ -n "$loadtest" ]; then
 fi
 
 # Garnet has no SHUTDOWN: the EXIT trap kills every server started here by its pid.
-for s in taildb-none taildb-fsync redis; do redis-cli -h 127.0.0.1 -p "${port[$s]}" SHUTDOWN NOSAVE >/dev/null 2>&1 || true; done
+for s in "${servers[@]}"; do [ "$s" = garnet ] && continue; redis-cli -h 127.0.0.1 -p "${port[$s]}" SHUTDOWN NOSAVE >/dev/null 2>&1 || true; done
 
 [ -z "$pipelines" ] && exit 0
 python3 - "$out" <<'PY'
@@ -130,7 +152,7 @@ def parse(path):
             p999 = float(ms); break
     errors = len(re.findall(r"error", text, re.I))
     return rps, p50, p99, p999, errors
-servers = ["taildb-none", "taildb-fsync", "garnet", "redis"]
+servers = ["taildb-base", "taildb-none", "taildb-fsync", "garnet", "redis"]
 print()
 print("| test | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s vs Garnet | p99 vs Garnet |")
 print("|---|---|---|---|---|---|---|---|")

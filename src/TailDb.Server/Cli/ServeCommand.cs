@@ -26,6 +26,7 @@ public static class ServeCommand
     internal static readonly Option<string?> GcVerifyOption = new(GcRelaunch.VerifyFlag) { Description = "(internal) the runtimeconfig this process was started with by --gc", Hidden = true };
     internal static readonly Option<bool> ExitWithStdinOption = new("--exit-with-stdin") { Description = "Stop, as SIGTERM does, when standard input closes: a parent that started the server takes it down when it dies, even by SIGKILL" };
     internal static readonly Option<CacheWrites> CacheWritesOption = new("--cache-writes") { Description = "Invalidate (a write drops the key's cached value; the next read fills it) or Through (a write caches its value)", DefaultValueFactory = _ => Defaults.CacheWrites };
+    internal static readonly Option<SocketCompletions> SocketCompletionsOption = new("--socket-completions") { Description = "Inline (a connection's reads and commands run on the epoll thread) or ThreadPool (each socket completion is queued to the thread pool)", DefaultValueFactory = _ => SocketCompletions.Inline };
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -34,7 +35,7 @@ public static class ServeCommand
         foreach (Option option in new Option[]
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
-            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, GcOption, GcVerifyOption, ExitWithStdinOption,
+            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
         })
         {
             root.Options.Add(option);
@@ -44,6 +45,9 @@ public static class ServeCommand
         {
             ServerOptions options = Bind(parseResult);
             options.Validate();
+
+            // Before any socket exists in this process (and inherited by a --gc child).
+            SocketCompletionMode.Apply(parseResult.GetValue(SocketCompletionsOption));
             if (parseResult.GetValue(GcOption) is { } gc)
             {
                 return (int)await GcRelaunch.RunChildAsync(GcRelaunch.Resolve(gc), args, cancellationToken).ConfigureAwait(false);

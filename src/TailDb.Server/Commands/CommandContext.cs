@@ -27,8 +27,59 @@ public sealed class CommandContext(ServerState server, PipeWriter output, long c
     /// <summary>Set by QUIT and SHUTDOWN: the connection closes once this reply is flushed.</summary>
     public bool CloseAfterReply { get; set; }
 
+    private CommandKind _runKind;
+    private long _runArrival;
+    private int _runCount;
+
     /// <summary>Error replies written on this connection (the Stop event's error flag compares it before and after).</summary>
     public long Errors { get; private set; }
+
+    /// <summary>Keyspace hits and misses of GET and MGET not yet added to INFO's counters (<see cref="RecordPending"/>).</summary>
+    public long Hits { get; set; }
+
+    /// <inheritdoc cref="Hits"/>
+    public long Misses { get; set; }
+
+    /// <summary>
+    /// Counts a completed command toward INFO's latencies. Consecutive commands of one kind from
+    /// one read form a run, recorded once (one clock read, one histogram record) with the latency
+    /// of the run's last command, when a command of another kind starts or the read's replies are
+    /// flushed (<see cref="RecordPending"/>): their replies leave together at that flush, so
+    /// that is the latency each of them sees. A pipeline of 16 GETs paid 16 of each before, and
+    /// 16 atomic increments of the hit counter.
+    /// </summary>
+    public void CountCompleted(CommandKind kind, long arrivalTimestamp)
+    {
+        if (_runCount > 0 && (kind != _runKind || arrivalTimestamp != _runArrival))
+        {
+            RecordPending();
+        }
+
+        _runKind = kind;
+        _runArrival = arrivalTimestamp;
+        _runCount++;
+    }
+
+    /// <summary>Records the pending run and hit counts, if any: before a command of another kind runs (INFO sees the commands before it) and before replies are flushed.</summary>
+    public void RecordPending()
+    {
+        if (_runCount > 0)
+        {
+            long nanoseconds = (long)System.Diagnostics.Stopwatch.GetElapsedTime(_runArrival).Ticks * 100;
+            Server.Stats.RecordLatency(ConnectionId, _runKind, nanoseconds, _runCount);
+            _runCount = 0;
+        }
+
+        if ((Hits | Misses) != 0)
+        {
+            Server.Stats.AddKeyspace(ConnectionId, Hits, Misses);
+            Hits = 0;
+            Misses = 0;
+        }
+    }
+
+    /// <summary>Whether a run of another kind is pending (then it is recorded before this command runs).</summary>
+    public bool HasPendingRunOtherThan(CommandKind kind) => _runCount > 0 && _runKind != kind;
 
     public void Error(string message)
     {

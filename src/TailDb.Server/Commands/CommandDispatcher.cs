@@ -15,11 +15,19 @@ public static class CommandDispatcher
     public static ValueTask Execute(CommandContext c, long arrivalTimestamp)
     {
         CommandKind kind = CommandTable.Lookup(c.Request.Span(0));
+        if (c.HasPendingRunOtherThan(kind))
+        {
+            // INFO after GETs in one pipeline reports them.
+            c.RecordPending();
+        }
+
         bool events = ServerEventSource.Log.CommandsEnabled();
-        long replyStart = c.Output.UnflushedBytes;
-        long errors = c.Errors;
+        long replyStart = 0;
+        long errors = 0;
         if (events)
         {
+            replyStart = c.Output.UnflushedBytes;
+            errors = c.Errors;
             long keyHash = CommandTable.HasKey(kind) && c.Request.Count > 1 ? KeyHash(c.Request.Span(1)) : 0;
             ServerEventSource.Log.CommandStart((int)kind, keyHash, c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp, CommandTable.Names[(int)kind], c.ClientName);
         }
@@ -94,7 +102,7 @@ public static class CommandDispatcher
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static void Complete(CommandContext c, CommandKind kind, long arrivalTimestamp, bool events, long replyStart, long errors)
     {
-        c.Server.Stats.RecordLatency(c.ConnectionId, kind, (long)Stopwatch.GetElapsedTime(arrivalTimestamp).Ticks * 100);
+        c.CountCompleted(kind, arrivalTimestamp);
         if (events)
         {
             // A flush inside the command (large replies) makes this an undercount; it is a hint, not a meter.

@@ -26,10 +26,10 @@ public static class GetCommand
         switch (c.Store.TryGet(key, c.Bulk))
         {
             case ReadStatus.Hit or ReadStatus.Miss:
-                c.Server.Stats.KeyspaceHit(c.ConnectionId);
+                c.Hits++;
                 break;
             case ReadStatus.NotFound:
-                c.Server.Stats.KeyspaceMiss(c.ConnectionId);
+                c.Misses++;
                 c.Raw(RespWriter.NullBulk);
                 break;
             case ReadStatus.IoError:

@@ -98,9 +98,10 @@ public sealed class SetBatch
                     break;
             }
 
-            c.Server.Stats.RecordLatency(c.ConnectionId, CommandKind.Set, nanoseconds);
             _puts[i] = default;
         }
+
+        c.Server.Stats.RecordLatency(c.ConnectionId, CommandKind.Set, nanoseconds, Count);
 
         Count = 0;
         _bytes = 0;

@@ -179,6 +179,7 @@ public sealed class RespConnection
 
                 if (_output.UnflushedBytes >= FlushThreshold)
                 {
+                    _context.RecordPending();
                     await _output.FlushAsync().ConfigureAwait(false);
                 }
             }
@@ -196,6 +197,7 @@ public sealed class RespConnection
             }
 
             _input.AdvanceTo(buffer.Start, buffer.End);
+            _context.RecordPending();
             FlushResult flush = await _output.FlushAsync().ConfigureAwait(false);
             Touch();
             if (protocolError is not null || _context.CloseAfterReply || _stopping || result.IsCompleted || flush.IsCompleted)

@@ -38,11 +38,30 @@ public sealed class ServerStats
 
     /// <summary>One command's latency from the moment its bytes were read; out-of-range values are clamped, never thrown.</summary>
     public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds) =>
-        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds);
+        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, 1);
 
-    public void KeyspaceHit(long connectionId) => Interlocked.Increment(ref _keyspace[(connectionId & (StripeCount - 1)) * KeyspaceSpacing]);
+    /// <summary><paramref name="count"/> commands of one kind with the same latency (a run of one read's pipeline): one histogram record for all of them.</summary>
+    public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds, int count) =>
+        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, count);
 
-    public void KeyspaceMiss(long connectionId) => Interlocked.Increment(ref _keyspace[((connectionId & (StripeCount - 1)) * KeyspaceSpacing) + 1]);
+    public void KeyspaceHit(long connectionId) => AddKeyspace(connectionId, 1, 0);
+
+    public void KeyspaceMiss(long connectionId) => AddKeyspace(connectionId, 0, 1);
+
+    /// <summary>A connection's hits and misses since it last reported (one read's GETs): one atomic add each, none when zero.</summary>
+    public void AddKeyspace(long connectionId, long hits, long misses)
+    {
+        long stripe = (connectionId & (StripeCount - 1)) * KeyspaceSpacing;
+        if (hits != 0)
+        {
+            Interlocked.Add(ref _keyspace[stripe], hits);
+        }
+
+        if (misses != 0)
+        {
+            Interlocked.Add(ref _keyspace[stripe + 1], misses);
+        }
+    }
 
     public long SumNanoseconds(CommandKind kind) => _stripes.Sum(s => Interlocked.Read(ref s.Sums[(int)kind]));
 
@@ -106,11 +125,11 @@ public sealed class ServerStats
 
         public LongConcurrentHistogram? Histogram(CommandKind kind) => Volatile.Read(ref _latency[(int)kind]);
 
-        public void Record(CommandKind kind, long nanoseconds)
+        public void Record(CommandKind kind, long nanoseconds, int count)
         {
             LongConcurrentHistogram h = Histogram(kind) ?? Create(kind);
-            h.RecordValue(Math.Clamp(nanoseconds, 1, HighestTrackableNanoseconds));
-            Interlocked.Add(ref Sums[(int)kind], nanoseconds);
+            h.RecordValueWithCount(Math.Clamp(nanoseconds, 1, HighestTrackableNanoseconds), count);
+            Interlocked.Add(ref Sums[(int)kind], nanoseconds * count);
         }
 
         private LongConcurrentHistogram Create(CommandKind kind)

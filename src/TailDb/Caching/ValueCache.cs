@@ -11,10 +11,12 @@ namespace TailDb.Caching;
 /// lock. The clock hand is an enumerator over the dictionary itself: ConcurrentDictionary
 /// enumerates without taking locks and tolerates concurrent changes, so no separate ring of
 /// entries has to be kept in step with it.
-/// Each cached value is a "slot": the value's bytes plus one trailing state byte, the CLOCK
-/// reference bit or <see cref="Pending"/>. Keeping the byte in the array the hit copies anyway,
-/// instead of in an entry object around it, saves a dependent load per hit (measured: the entry
-/// object alone cost ~18% over a bare dictionary lookup + copy, most of the 1.3x budget).
+/// Each cached value is a "slot": one leading state byte, the CLOCK reference bit or
+/// <see cref="Pending"/>, then the value's bytes. Keeping the byte in the array the hit copies
+/// anyway, instead of in an entry object around it, saves a dependent load per hit (measured: the
+/// entry object alone cost ~18% over a bare dictionary lookup + copy, most of the 1.3x budget).
+/// It leads rather than trails so it shares a cache line with the array's length and the value's
+/// first bytes: a trailing byte was one more cache miss per hit on a 256-byte value (docs/server.md).
 /// <para>
 /// A fill after a disk read is inserted <see cref="Pending"/>: invisible to hits until the reader
 /// has checked that the key still points at the record it read, then published. Inserting it
@@ -76,16 +78,16 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// <summary>Bytes currently charged. Above the capacity until the queued eviction pass runs; at most <see cref="CeilingBytes"/> (plus one entry per concurrent writer).</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
 
-    /// <summary>A slot for <paramref name="value"/>: its bytes plus the reference byte (clear).</summary>
+    /// <summary>A slot for <paramref name="value"/>: the reference byte (clear), then the value's bytes.</summary>
     public static byte[] CreateSlot(ReadOnlySpan<byte> value)
     {
         byte[] slot = new byte[value.Length + 1];
-        value.CopyTo(slot);
+        value.CopyTo(slot.AsSpan(1));
         return slot;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ReadOnlySpan<byte> ValueOf(byte[] slot) => new(slot, 0, slot.Length - 1);
+    public static ReadOnlySpan<byte> ValueOf(byte[] slot) => new(slot, 1, slot.Length - 1);
 
     /// <summary>Looks a key up and marks it referenced; the value is <see cref="ValueOf"/>(slot).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -94,7 +96,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         if (_lookup.TryGetValue(key, out slot))
         {
             // Test first: writing the bit on every hit would bounce the cache line between cores.
-            ref byte state = ref slot[^1];
+            ref byte state = ref slot[0];
             byte seen = Volatile.Read(ref state);
             if (seen == 0)
             {
@@ -162,7 +164,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         }
 
         byte[] slot = CreateSlot(value);
-        slot[^1] = Pending;
+        slot[0] = Pending;
         if (!_map.TryAdd(key.ToArray(), slot))
         {
             return null;
@@ -176,7 +178,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     }
 
     /// <summary>Makes a checked fill visible to hits (a no-op in effect if a Put replaced or removed it meanwhile).</summary>
-    public static void Publish(byte[] slot) => Volatile.Write(ref slot[^1], 0);
+    public static void Publish(byte[] slot) => Volatile.Write(ref slot[0], 0);
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>
     public void Remove(ReadOnlySpan<byte> key)
@@ -286,7 +288,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             }
 
             KeyValuePair<byte[], byte[]> candidate = _hand.Current;
-            ref byte state = ref candidate.Value[^1];
+            ref byte state = ref candidate.Value[0];
             byte seen = Volatile.Read(ref state);
             if (seen != 0 && wraps <= 2)
             {

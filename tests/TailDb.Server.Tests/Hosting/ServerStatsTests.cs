@@ -45,4 +45,34 @@ public class ServerStatsTests
         stats.ForEachLatency((_, h, _) => second = h.TotalCount);
         Assert.Equal((2, 2), (first, second));
     }
+
+    [Fact]
+    public void A_run_recorded_once_counts_every_command_in_it()
+    {
+        var stats = new ServerStats();
+        stats.RecordLatency(3, CommandKind.Get, 2_000, 16);
+        var seen = new Dictionary<CommandKind, (long Count, long Sum)>();
+        stats.ForEachLatency((kind, h, sum) => seen[kind] = (h.TotalCount, sum));
+        Assert.Equal((16L, 32_000L), seen[CommandKind.Get]);
+        Assert.Equal(16, stats.CommandsProcessed);
+    }
+
+    [Fact]
+    public async Task Info_in_a_pipeline_reports_the_commands_before_it_and_a_later_read_the_rest()
+    {
+        await using var server = TestServer.Start();
+        using var client = new RawClient(server.Port);
+        client.Send([.. RawClient.Command("SET", "k", "v"), .. RawClient.Command("GET", "k"), .. RawClient.Command("GET", "k"), .. RawClient.Command("INFO", "commandstats"), .. RawClient.Command("GET", "k")]);
+        Assert.Equal("+OK", client.ReadReply());
+        Assert.Equal("v", client.ReadReply());
+        Assert.Equal("v", client.ReadReply());
+        string info = client.ReadReply();
+        Assert.Contains("cmdstat_set:calls=1,", info, StringComparison.Ordinal);
+        Assert.Contains("cmdstat_get:calls=2,", info, StringComparison.Ordinal);
+        Assert.Equal("v", client.ReadReply());
+        client.SendCommand("INFO", "commandstats");
+        info = client.ReadReply();
+        Assert.Contains("cmdstat_get:calls=3,", info, StringComparison.Ordinal);
+        Assert.Contains("cmdstat_info:calls=1,", info, StringComparison.Ordinal);
+    }
 }
