@@ -36,17 +36,13 @@ public sealed class ServerStats
 
     public long CommandsProcessed => _stripes.Sum(s => s.TotalCount);
 
-    /// <summary>One command's latency from the moment its bytes were read; out-of-range values are clamped, never thrown.</summary>
-    public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds) =>
-        _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, 1);
-
-    /// <summary><paramref name="count"/> commands of one kind with the same latency (a run of one read's pipeline): one histogram record for all of them.</summary>
+    /// <summary>
+    /// <paramref name="count"/> commands of one kind with the same latency from the moment their bytes
+    /// were read (a run of one read's pipeline): one histogram record for all of them. Out-of-range
+    /// values are clamped, never thrown.
+    /// </summary>
     public void RecordLatency(long connectionId, CommandKind kind, long nanoseconds, int count) =>
         _stripes[connectionId & (StripeCount - 1)].Record(kind, nanoseconds, count);
-
-    public void KeyspaceHit(long connectionId) => AddKeyspace(connectionId, 1, 0);
-
-    public void KeyspaceMiss(long connectionId) => AddKeyspace(connectionId, 0, 1);
 
     /// <summary>A connection's hits and misses since it last reported (one read's GETs): one atomic add each, none when zero.</summary>
     public void AddKeyspace(long connectionId, long hits, long misses)

@@ -12,12 +12,12 @@ public class ServerStatsTests
         var stats = new ServerStats();
         for (long connection = 0; connection < 37; connection++)
         {
-            stats.RecordLatency(connection, CommandKind.Get, 1_000 * (connection + 1));
-            stats.RecordLatency(connection, CommandKind.Set, 5_000);
-            stats.KeyspaceHit(connection);
+            stats.RecordLatency(connection, CommandKind.Get, 1_000 * (connection + 1), 1);
+            stats.RecordLatency(connection, CommandKind.Set, 5_000, 1);
+            stats.AddKeyspace(connection, hits: 1, misses: 0);
             if (connection % 3 == 0)
             {
-                stats.KeyspaceMiss(connection);
+                stats.AddKeyspace(connection, hits: 0, misses: 1);
             }
         }
 
@@ -38,8 +38,8 @@ public class ServerStatsTests
     public void A_second_read_reports_the_same_counts_not_twice_them()
     {
         var stats = new ServerStats();
-        stats.RecordLatency(1, CommandKind.Ping, 100);
-        stats.RecordLatency(2, CommandKind.Ping, 100);
+        stats.RecordLatency(1, CommandKind.Ping, 100, 1);
+        stats.RecordLatency(2, CommandKind.Ping, 100, 1);
         long first = 0, second = 0;
         stats.ForEachLatency((_, h, _) => first = h.TotalCount);
         stats.ForEachLatency((_, h, _) => second = h.TotalCount);
