@@ -481,29 +481,21 @@ internal sealed class Attributor
     }
 
     /// <summary>
-    /// Whether the cause named <paramref name="causeName"/> is measured by events, or is samples of a
-    /// stopped thread (waiting, a lock, file I/O): evidence that the thread was held. Samples of a
-    /// running thread are not: a thread the OS preempted shows its app code tick after tick.
+    /// Whether the cause <paramref name="name"/> of <paramref name="kind"/> shows a thread held: it is measured by events, or it is
+    /// samples of a stopped thread (waiting, a lock, file I/O). Samples of a running thread do not:
+    /// a thread the OS preempted shows its app code tick after tick.
     /// </summary>
-    public bool ShowsAThreadHeld(string causeName)
+    public bool ShowsAThreadHeld(CauseKind kind, string name)
     {
-        foreach (var cause in _causes)
+        if (kind is not (CauseKind.Samples or CauseKind.TracingSamples))
         {
-            if (cause.Name == causeName)
-            {
-                if (cause.IsEventBased)
-                {
-                    return true;
-                }
-
-                break;
-            }
+            return true;
         }
 
         foreach (var category in Enum.GetValues<SampleCategory>())
         {
             var slot = _sampleCause[(int)category];
-            if (slot >= 0 && !SampleComputer.IsRunning(category) && _causes[slot].Name == causeName)
+            if (slot >= 0 && !SampleComputer.IsRunning(category) && _causes[slot].Name == name)
             {
                 return true;
             }

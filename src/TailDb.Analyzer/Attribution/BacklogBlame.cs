@@ -36,7 +36,7 @@ internal sealed class BacklogBlame(ComputerSet set, AnalysisScope scope, Attribu
         // Only a cause that shows the request in front was held: a sample-based "app code" there is
         // as likely the OS preempting the thread as work, and would spread to the whole backlog.
         var root = Root(index);
-        return root is null || !attributor.ShowsAThreadHeld(root.Cause) ? named : named with { Cause = root.Cause + Through, Kind = root.Kind };
+        return root is null || !attributor.ShowsAThreadHeld(root.Kind, root.Cause) ? named : named with { Cause = root.Cause + Through, Kind = root.Kind };
     }
 
     /// <summary>The first cause other than earlier requests along the chain of requests in front of <paramref name="index"/>.</summary>
@@ -74,20 +74,7 @@ internal sealed class BacklogBlame(ComputerSet set, AnalysisScope scope, Attribu
     private CauseOverlap? Own(int index)
     {
         ref var request = ref set.Requests.Requests[index];
-        var whole = new double[attributor.Causes.Count];
-        var service = new double[whole.Length];
-        if (scope.Basis == LatencyBasis.Response)
-        {
-            attributor.Measure(request, index, RequestPart.Queue, whole);
-        }
-
-        attributor.Measure(request, index, RequestPart.Service, service);
-        for (var c = 0; c < whole.Length; c++)
-        {
-            whole[c] += service[c];
-        }
-
-        return blame.Name(request, whole);
+        return blame.Name(request, SlowestAnalysis.MeasureParts(attributor, scope, request, index).Whole);
     }
 
     /// <summary>

@@ -259,10 +259,22 @@ internal static class SlowestAnalysis
             }
         }
 
+        var (queue, service, whole) = MeasureParts(attributor, scope, request, index);
+        var response = scope.Basis == LatencyBasis.Response;
+        var (from, to) = response ? (request.ArrivalMSec, request.StopMSec) : (request.StartMSec, request.StopMSec);
+        var top = TopFrames.For(samples, request.ThreadId, from, to, scope.Latency(request), 3);
+        return new SlowRequestRow(rank, activity.Name, Population.Round(from), Population.Round(scope.Latency(request)), request.ThreadId,
+            fields, Overlaps(attributor, whole), top,
+            Population.Round(response ? request.QueueMSec : 0), Population.Round(request.DurationMSec),
+            Overlaps(attributor, queue), Overlaps(attributor, service), text, blame.Name(index, whole));
+    }
+
+    /// <summary>Each cause's overlap with the request's queue (when the scope measures response time), its service, and both.</summary>
+    internal static (double[] Queue, double[] Service, double[] Whole) MeasureParts(Attributor attributor, AnalysisScope scope, in RequestRecord request, int index)
+    {
         var queue = new double[attributor.Causes.Count];
         var service = new double[attributor.Causes.Count];
-        var response = scope.Basis == LatencyBasis.Response;
-        if (response)
+        if (scope.Basis == LatencyBasis.Response)
         {
             attributor.Measure(request, index, RequestPart.Queue, queue);
         }
@@ -274,12 +286,7 @@ internal static class SlowestAnalysis
             whole[c] = queue[c] + service[c];
         }
 
-        var (from, to) = response ? (request.ArrivalMSec, request.StopMSec) : (request.StartMSec, request.StopMSec);
-        var top = TopFrames.For(samples, request.ThreadId, from, to, scope.Latency(request), 3);
-        return new SlowRequestRow(rank, activity.Name, Population.Round(from), Population.Round(scope.Latency(request)), request.ThreadId,
-            fields, Overlaps(attributor, whole), top,
-            Population.Round(response ? request.QueueMSec : 0), Population.Round(request.DurationMSec),
-            Overlaps(attributor, queue), Overlaps(attributor, service), text, blame.Name(index, whole));
+        return (queue, service, whole);
     }
 
     private static List<CauseOverlap> Overlaps(Attributor attributor, double[] values)
