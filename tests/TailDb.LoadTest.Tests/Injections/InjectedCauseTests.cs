@@ -78,30 +78,18 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
     {
         Assert.NotNull(truth.Pauses);
         Assert.NotEmpty(truth.Pauses);
-        var traced = new List<(double Start, double Stop)>();
-        double open = double.NaN;
-        int suspender = -1;
+        // The analyzer's own pause reader: the same suspension-to-restart pairing as the slow set's GC causes.
+        var gc = new GcPauseComputer();
         int lost;
         using (var source = new Microsoft.Diagnostics.Tracing.EventPipeEventSource(trace))
         {
-            source.Clr.GCSuspendEEStart += data =>
-            {
-                if (data.Reason is Microsoft.Diagnostics.Tracing.Parsers.Clr.GCSuspendEEReason.SuspendForGC or Microsoft.Diagnostics.Tracing.Parsers.Clr.GCSuspendEEReason.SuspendForGCPrep)
-                {
-                    (open, suspender) = (data.TimeStampRelativeMSec, data.ThreadID);
-                }
-            };
-            source.Clr.GCRestartEEStop += data =>
-            {
-                if (!double.IsNaN(open) && data.ThreadID == suspender)
-                {
-                    traced.Add((open, data.TimeStampRelativeMSec));
-                    open = double.NaN;
-                }
-            };
+            gc.Attach(source);
             source.Process();
+            gc.Complete(source.SessionDuration.TotalMilliseconds);
             lost = source.EventsLost;
         }
+
+        var traced = gc.Pauses.Select(p => (Start: p.StartMSec, Stop: p.StopMSec)).ToList();
 
         double worst = 0;
         int matched = 0;
