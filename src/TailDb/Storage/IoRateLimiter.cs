@@ -41,7 +41,7 @@ internal sealed class IoRateLimiter
         _sleep = sleep;
     }
 
-    /// <summary>Total time the charges slept to stay within the budget.</summary>
+    /// <summary>Total time the charges slept to stay within the budget, as the clock measured it.</summary>
     public TimeSpan Slept { get; private set; }
 
     /// <summary>Bytes charged so far.</summary>
@@ -63,9 +63,12 @@ internal sealed class IoRateLimiter
         _due = start + (long)(bytes * _ticksPerByte);
         if (start > now)
         {
-            TimeSpan wait = Stopwatch.GetElapsedTime(now, start);
-            _sleep(wait);
-            Slept += wait;
+            _sleep(Stopwatch.GetElapsedTime(now, start));
+
+            // What the sleep took, not what was asked: Thread.Sleep rounds down to whole
+            // milliseconds and the next charge waits for the rest, so a sum of the requests
+            // counted each fraction twice and could exceed the copy's own duration.
+            Slept += Stopwatch.GetElapsedTime(now, _now());
         }
     }
 }
