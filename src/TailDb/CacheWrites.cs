@@ -13,4 +13,13 @@ public enum CacheWrites
     /// collections gone).
     /// </summary>
     Invalidate,
+
+    /// <summary>
+    /// The write overwrites the key's cached value in place when the new value has the same
+    /// length, and drops it otherwise (as <see cref="Invalidate"/>). It allocates nothing either
+    /// way, and a key that was being read stays cached through its writes: the read after the
+    /// write hits. Readers copy a cached value under a per-value version and copy again if a
+    /// write overwrote it meanwhile (docs/store.md).
+    /// </summary>
+    Update,
 }

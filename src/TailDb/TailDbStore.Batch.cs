@@ -177,7 +177,7 @@ public sealed partial class TailDbStore
             for (int k = i; k < j; k++)
             {
                 int recordStart = k == 0 ? 0 : ends[k - 1];
-                Index(puts[k].Key.Span, new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length), slots[k]);
+                Index(puts[k], new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length), slots[k]);
             }
 
             written += ends[j - 1] - start;
@@ -192,18 +192,10 @@ public sealed partial class TailDbStore
         put.Condition == PutCondition.Always || _keyDir.TryGet(put.Key.Span, out _) == (put.Condition == PutCondition.IfPresent);
 
     /// <summary>As <see cref="Append"/> does for one put: key directory, cache, and the superseded record's dead bytes.</summary>
-    private void Index(ReadOnlySpan<byte> key, RecordLocation location, byte[]? slot)
+    private void Index(in BatchPut put, RecordLocation location, byte[]? slot)
     {
-        _keyDir.Set(key, location, out RecordLocation previous);
-        if (slot is not null)
-        {
-            _cache.Set(key, slot);
-        }
-        else if (_cache.Enabled)
-        {
-            _cache.Remove(key);
-        }
-
+        _keyDir.Set(put.Key.Span, location, out RecordLocation previous);
+        UpdateCache(put.Key.Span, put.Value.Span, slot);
         _writer.Segments.Supersede(previous);
     }
 

@@ -24,10 +24,12 @@ public sealed partial class TailDbStore
         // bare dictionary lookup + copy). Anything observed, missed or disposed takes the full path.
         if (!_disposed && !_telemetry.Observed() && _cache.TryGet(key, out byte[]? slot))
         {
-            ReadOnlySpan<byte> value = ValueCache.ValueOf(slot);
-            value.CopyTo(destination.GetSpan(value.Length));
-            destination.Advance(value.Length);
-            return ReadStatus.Hit;
+            int length = ValueCache.ValueLength(slot);
+            if (ValueCache.TryCopy(slot, destination.GetSpan(length)[..length]))
+            {
+                destination.Advance(length);
+                return ReadStatus.Hit;
+            }
         }
 
         var sink = new BufferWriterSink(destination);
@@ -178,11 +180,9 @@ public sealed partial class TailDbStore
         where TSink : struct, IValueSink
     {
         pending = default;
-        if (_cache.TryGet(key, out byte[]? slot))
+        if (_cache.TryGet(key, out byte[]? slot) && sink.TryWriteCached(slot))
         {
-            ReadOnlySpan<byte> value = ValueCache.ValueOf(slot);
-            sink.Write(value);
-            hitBytes = value.Length;
+            hitBytes = ValueCache.ValueLength(slot);
             return ReadStatus.Hit;
         }
 

@@ -139,14 +139,7 @@ public sealed partial class TailDbStore
                 else
                 {
                     _keyDir.Set(key, location, out previous);
-                    if (cached is not null)
-                    {
-                        _cache.Set(key, cached);
-                    }
-                    else if (_cache.Enabled)
-                    {
-                        _cache.Remove(key);
-                    }
+                    UpdateCache(key, value, cached);
                 }
 
                 _writer.Segments.Supersede(previous);
@@ -165,6 +158,27 @@ public sealed partial class TailDbStore
         finally
         {
             ArrayPool<byte>.Shared.Return(record);
+        }
+    }
+
+    /// <summary>Under the writer lock, after the key directory moved: what the put leaves in the cache, per <see cref="TailDbOptions.CacheWrites"/>.</summary>
+    private void UpdateCache(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, byte[]? slot)
+    {
+        if (slot is not null)
+        {
+            _cache.Set(key, slot);
+        }
+        else if (!_cache.Enabled)
+        {
+            return;
+        }
+        else if (_options.CacheWrites == CacheWrites.Update)
+        {
+            _cache.Update(key, value);
+        }
+        else
+        {
+            _cache.Remove(key);
         }
     }
 

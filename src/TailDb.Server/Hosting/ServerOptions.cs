@@ -38,10 +38,12 @@ public sealed record ServerOptions
     public long CacheCapacityBytes { get; init; } = 256L << 20;
 
     /// <summary>
-    /// Invalidate by default, unlike the store: a SET then allocates nothing for the cache, and a
-    /// write-heavy load stops churning replaced values through gen2 (docs/server.md, "-P 16").
+    /// Update by default, unlike the store: a SET allocates nothing for the cache (write-through
+    /// churned replaced values through gen2; docs/server.md, "-P 16"), and a key being read stays
+    /// cached through its SETs of the same length (with Invalidate, each key's first GET after a
+    /// SET read its record back and allocated a new entry).
     /// </summary>
-    public CacheWrites CacheWrites { get; init; } = CacheWrites.Invalidate;
+    public CacheWrites CacheWrites { get; init; } = CacheWrites.Update;
 
     public int ExpectedKeyCount { get; init; } = 1 << 17;
 

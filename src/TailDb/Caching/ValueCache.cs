@@ -11,12 +11,20 @@ namespace TailDb.Caching;
 /// lock. The clock hand is an enumerator over the dictionary itself: ConcurrentDictionary
 /// enumerates without taking locks and tolerates concurrent changes, so no separate ring of
 /// entries has to be kept in step with it.
-/// Each cached value is a "slot": one leading state byte, the CLOCK reference bit or
-/// <see cref="Pending"/>, then the value's bytes. Keeping the byte in the array the hit copies
-/// anyway, instead of in an entry object around it, saves a dependent load per hit (measured: the
-/// entry object alone cost ~18% over a bare dictionary lookup + copy, most of the 1.3x budget).
-/// It leads rather than trails so it shares a cache line with the array's length and the value's
-/// first bytes: a trailing byte was one more cache miss per hit on a 256-byte value (docs/server.md).
+/// Each cached value is a "slot": a leading state byte (the CLOCK reference bit or
+/// <see cref="Pending"/>), a 4-byte version at offset 4, then the value's bytes from offset
+/// <see cref="Header"/>. Keeping the state in the array the hit copies anyway, instead of in an
+/// entry object around it, saves a dependent load per hit (measured: the entry object alone cost
+/// ~18% over a bare dictionary lookup + copy, most of the 1.3x budget). It leads rather than
+/// trails so it shares a cache line with the array's length and the value's first bytes: a
+/// trailing byte was one more cache miss per hit on a 256-byte value (docs/server.md).
+/// <para>
+/// The version makes a slot writable in place (<see cref="CacheWrites.Update"/>): a writer makes
+/// it odd, overwrites the value, makes it even again; a hit copies through
+/// <see cref="TryCopy"/>, which copies again when the version moved under it (a seqlock). So a
+/// write of an unchanged length keeps its key cached without allocating, and readers never see a
+/// value half old and half new.
+/// </para>
 /// <para>
 /// A fill after a disk read is inserted <see cref="Pending"/>: invisible to hits until the reader
 /// has checked that the key still points at the record it read, then published. Inserting it
@@ -41,6 +49,17 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// directory keeps keys in its arena, not in arrays it could share).
     /// </summary>
     public const int EntryOverhead = 96;
+
+    /// <summary>Bytes before the value in a slot: the state byte, 3 unused, the 4-byte version (aligned: array data starts 8-byte aligned).</summary>
+    public const int Header = 8;
+
+    private const int VersionAt = 4;
+
+    /// <summary>
+    /// Copies a hit tries before it gives up and reads the log instead: a copy is retried only when a
+    /// write overwrote the slot meanwhile, so this bounds a hit's work against a key written nonstop.
+    /// </summary>
+    private const int CopyAttempts = 4;
 
     /// <summary>Slot state of a fill not yet checked against the key directory: a hit treats it as a miss.</summary>
     private const byte Pending = 2;
@@ -78,16 +97,46 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// <summary>Bytes currently charged. Above the capacity until the queued eviction pass runs; at most <see cref="CeilingBytes"/> (plus one entry per concurrent writer).</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
 
-    /// <summary>A slot for <paramref name="value"/>: the reference byte (clear), then the value's bytes.</summary>
+    /// <summary>A slot for <paramref name="value"/>: the reference byte (clear), version 0, then the value's bytes.</summary>
     public static byte[] CreateSlot(ReadOnlySpan<byte> value)
     {
-        byte[] slot = new byte[value.Length + 1];
-        value.CopyTo(slot.AsSpan(1));
+        byte[] slot = new byte[value.Length + Header];
+        value.CopyTo(slot.AsSpan(Header));
         return slot;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static ReadOnlySpan<byte> ValueOf(byte[] slot) => new(slot, 1, slot.Length - 1);
+    public static int ValueLength(byte[] slot) => slot.Length - Header;
+
+    /// <summary>
+    /// Copies a hit's value (<see cref="ValueLength"/> bytes) into <paramref name="destination"/>.
+    /// False when a write overwrote the slot during each of <see cref="CopyAttempts"/> copies: the
+    /// caller then reads the key from the log, as on a miss. <paramref name="destination"/> holds
+    /// garbage then.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryCopy(byte[] slot, Span<byte> destination)
+    {
+        ref int version = ref Version(slot);
+        ReadOnlySpan<byte> value = new(slot, Header, slot.Length - Header);
+        for (int attempt = 0; attempt < CopyAttempts; attempt++)
+        {
+            int before = Volatile.Read(ref version);
+            value.CopyTo(destination);
+            // The copy's loads complete before the version is read again (a plain load-load order
+            // on x64; a fence on arm64).
+            Volatile.ReadBarrier();
+            if ((before & 1) == 0 && Volatile.Read(ref version) == before)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ref int Version(byte[] slot) => ref Unsafe.As<byte, int>(ref slot[VersionAt]);
 
     /// <summary>Looks a key up and marks it referenced; the value is <see cref="ValueOf"/>(slot).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -114,7 +163,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         return false;
     }
 
-    public bool Fits(int keyLength, int valueLength) => Cost(keyLength, valueLength + 1) <= _capacity;
+    public bool Fits(int keyLength, int valueLength) => Cost(keyLength, valueLength + Header) <= _capacity;
 
     /// <summary>
     /// Write-through from a Put (under the writer's lock, so Puts of one key apply in log order).
@@ -157,7 +206,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// </summary>
     public byte[]? TryAddPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        long cost = Cost(key.Length, value.Length + 1);
+        long cost = Cost(key.Length, value.Length + Header);
         if (cost > _capacity || Volatile.Read(ref _bytes) + cost > _ceiling || _lookup.ContainsKey(key))
         {
             return null;
@@ -179,6 +228,39 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     /// <summary>Makes a checked fill visible to hits (a no-op in effect if a Put replaced or removed it meanwhile).</summary>
     public static void Publish(byte[] slot) => Volatile.Write(ref slot[0], 0);
+
+    /// <summary>
+    /// <see cref="CacheWrites.Update"/>'s write, under the writer's lock after it changed the key
+    /// directory: overwrites the key's cached value in place when it has
+    /// <paramref name="value"/>'s length, else drops it. Allocates nothing. A pending fill is
+    /// dropped, not overwritten: its reader has not checked it yet, and publishing it after this
+    /// write would be the fill's decision, not the writer's.
+    /// </summary>
+    public void Update(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        // As in Remove: the key directory change is visible before the slot's state is read, so a
+        // fill is either seen pending here or sees the new location in its own check.
+        Interlocked.MemoryBarrier();
+        if (!_lookup.TryGetValue(key, out byte[]? slot))
+        {
+            return;
+        }
+
+        if (slot.Length - Header != value.Length || Volatile.Read(ref slot[0]) == Pending)
+        {
+            Remove(key);
+            return;
+        }
+
+        // Writers hold the writer lock, so only one moves a version at a time. Odd first, and
+        // visible before any byte of the value changes; even again only after the last byte.
+        ref int version = ref Version(slot);
+        int at = version;
+        Volatile.Write(ref version, at + 1);
+        Volatile.WriteBarrier();
+        value.CopyTo(slot.AsSpan(Header));
+        Volatile.Write(ref version, at + 2);
+    }
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>
     public void Remove(ReadOnlySpan<byte> key)

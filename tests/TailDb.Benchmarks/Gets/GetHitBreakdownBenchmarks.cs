@@ -18,7 +18,7 @@ namespace TailDb.Benchmarks.Gets;
 /// <item><see cref="ThroughTheInterface"/>: the copy goes through <see cref="IBufferWriter{T}"/>, as
 /// the store's API takes it (interface calls the JIT cannot devirtualize here).</item>
 /// <item><see cref="CacheLookup"/>: the store's <see cref="ValueCache"/> (its slot carries a
-/// CLOCK byte, read on every hit), a separate call.</item>
+/// CLOCK byte, read on every hit, and a version read before and after the copy), a separate call.</item>
 /// <item><see cref="CacheLookupChecked"/>: plus the key's validation and the "is anyone
 /// observing" check (EventSource, two instruments, the ActivitySource) the store makes first.</item>
 /// <item><see cref="StoreTryGet"/>: the store's own method (plus its null and disposed checks).</item>
@@ -115,9 +115,13 @@ public class GetHitBreakdownBenchmarks
             return -1;
         }
 
-        var value = ValueCache.ValueOf(slot);
-        value.CopyTo(_writer.GetSpan(value.Length));
-        _writer.Advance(value.Length);
+        int length = ValueCache.ValueLength(slot);
+        if (!ValueCache.TryCopy(slot, _writer.GetSpan(length)[..length]))
+        {
+            return -1;
+        }
+
+        _writer.Advance(length);
         return _destination.WrittenCount;
     }
 
@@ -132,9 +136,13 @@ public class GetHitBreakdownBenchmarks
             return -1;
         }
 
-        var value = ValueCache.ValueOf(slot);
-        value.CopyTo(_writer.GetSpan(value.Length));
-        _writer.Advance(value.Length);
+        int length = ValueCache.ValueLength(slot);
+        if (!ValueCache.TryCopy(slot, _writer.GetSpan(length)[..length]))
+        {
+            return -1;
+        }
+
+        _writer.Advance(length);
         return _destination.WrittenCount;
     }
 

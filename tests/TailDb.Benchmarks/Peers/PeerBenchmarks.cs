@@ -119,7 +119,7 @@ public class PeerBenchmarks
     {
         SetupLanes();
         _directory = new ScratchDirectory("peer");
-        // A cache entry costs its key, value + 1 and ValueCache.EntryOverhead (96 B): 512 B per key
+        // A cache entry costs its key, value + ValueCache.Header (8 B) and ValueCache.EntryOverhead (96 B): 512 B per key
         // leaves room for every value, so no Get misses and nothing is evicted.
         _store = TailDbStore.Open(new TailDbOptions
         {

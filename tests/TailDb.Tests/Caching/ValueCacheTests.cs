@@ -112,7 +112,7 @@ public sealed class ValueCacheTests : IDisposable
 
         TailDb.Caching.ValueCache.Publish(slot);
         Assert.True(cache.TryGet(key, out byte[]? hit));
-        Assert.Equal("old"u8.ToArray(), TailDb.Caching.ValueCache.ValueOf(hit).ToArray());
+        Assert.Equal("old"u8.ToArray(), Copy(hit));
     }
 
     [Fact]
@@ -127,7 +127,56 @@ public sealed class ValueCacheTests : IDisposable
         TailDb.Caching.ValueCache.Publish(pending);
 
         Assert.True(cache.TryGet(key, out byte[]? hit));
-        Assert.Equal("new"u8.ToArray(), TailDb.Caching.ValueCache.ValueOf(hit).ToArray());
+        Assert.Equal("new"u8.ToArray(), Copy(hit));
         Assert.Null(cache.TryAddPending(key, "older"u8));
+    }
+
+    [Fact]
+    public void AnUpdateDropsAPendingFillInsteadOfOverwritingIt()
+    {
+        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
+        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        byte[] key = "k"u8.ToArray();
+
+        byte[] pending = cache.TryAddPending(key, "old"u8)!;
+        cache.Update(key, "new"u8);
+        TailDb.Caching.ValueCache.Publish(pending);
+
+        Assert.False(cache.TryGet(key, out _));
+        Assert.Equal("old"u8.ToArray(), pending.AsSpan(TailDb.Caching.ValueCache.Header).ToArray());
+    }
+
+    [Fact]
+    public void AnUpdateOverwritesAPublishedValueInTheSameSlot()
+    {
+        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
+        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        byte[] key = "k"u8.ToArray();
+        byte[] slot = cache.TryAddPending(key, "old"u8)!;
+        TailDb.Caching.ValueCache.Publish(slot);
+        long size = cache.SizeBytes;
+
+        cache.Update(key, "new"u8);
+
+        Assert.True(cache.TryGet(key, out byte[]? hit));
+        Assert.Same(slot, hit);
+        Assert.Equal("new"u8.ToArray(), Copy(hit));
+        Assert.Equal(size, cache.SizeBytes);
+    }
+
+    [Fact]
+    public void ACopyOfASlotMidWriteGivesUpAfterItsAttemptsInsteadOfSpinning()
+    {
+        byte[] slot = TailDb.Caching.ValueCache.CreateSlot("value"u8);
+        System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(slot.AsSpan(4), 1); // odd: a writer is inside
+
+        Assert.False(TailDb.Caching.ValueCache.TryCopy(slot, new byte[5]));
+    }
+
+    private static byte[] Copy(byte[] slot)
+    {
+        byte[] value = new byte[TailDb.Caching.ValueCache.ValueLength(slot)];
+        Assert.True(TailDb.Caching.ValueCache.TryCopy(slot, value));
+        return value;
     }
 }
