@@ -27,6 +27,7 @@ public static class ServeCommand
     internal static readonly Option<bool> ExitWithStdinOption = new("--exit-with-stdin") { Description = "Stop, as SIGTERM does, when standard input closes: a parent that started the server takes it down when it dies, even by SIGKILL" };
     internal static readonly Option<CacheWrites> CacheWritesOption = new("--cache-writes") { Description = "Invalidate (a write drops the key's cached value; the next read fills it), Update (a write of the same length overwrites the cached value in place, else drops it) or Through (a write caches a new copy of its value)", DefaultValueFactory = _ => Defaults.CacheWrites };
     internal static readonly Option<SocketCompletions> SocketCompletionsOption = new("--socket-completions") { Description = "Inline (a connection's reads and commands run on the epoll thread) or ThreadPool (each socket completion is queued to the thread pool)", DefaultValueFactory = _ => SocketCompletions.Inline };
+    internal static readonly Option<int> SocketThreadsOption = new("--socket-threads") { Description = "Epoll threads that watch the sockets (with inline completions they also run the commands); 0: the runtime's choice, one per core", DefaultValueFactory = _ => Defaults.SocketThreads };
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -35,7 +36,7 @@ public static class ServeCommand
         foreach (Option option in new Option[]
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
-            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
+            MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, SocketThreadsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
         })
         {
             root.Options.Add(option);
@@ -47,7 +48,7 @@ public static class ServeCommand
             options.Validate();
 
             // Before any socket exists in this process (and inherited by a --gc child).
-            SocketCompletionMode.Apply(parseResult.GetValue(SocketCompletionsOption));
+            SocketCompletionMode.Apply(parseResult.GetValue(SocketCompletionsOption), options.SocketThreads);
             if (parseResult.GetValue(GcOption) is { } gc)
             {
                 return (int)await GcRelaunch.RunChildAsync(GcRelaunch.Resolve(gc), args, cancellationToken).ConfigureAwait(false);
@@ -88,6 +89,7 @@ public static class ServeCommand
             CacheCapacityBytes = parseResult.GetValue(CacheOption),
             CacheWrites = parseResult.GetValue(CacheWritesOption),
             ExitWithStdin = parseResult.GetValue(ExitWithStdinOption),
+            SocketThreads = parseResult.GetValue(SocketThreadsOption),
         };
     }
 

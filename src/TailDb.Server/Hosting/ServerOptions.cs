@@ -47,6 +47,9 @@ public sealed record ServerOptions
 
     public int ExpectedKeyCount { get; init; } = 1 << 17;
 
+    /// <summary>Epoll threads (<see cref="SocketCompletionMode"/>); 0 leaves the count to the runtime. Applied by the command line, per process.</summary>
+    public int SocketThreads { get; init; }
+
     /// <summary>Stop when standard input closes (a parent that started the server died).</summary>
     public bool ExitWithStdin { get; init; }
 
@@ -87,6 +90,7 @@ public sealed record ServerOptions
         Check(MaxMultibulkCount >= 1, "--max-multibulk must be at least 1");
         Check(CacheCapacityBytes >= 0, "--cache-bytes must be 0 or more");
         Check(RequirePass is null || RequirePass.Length > 0, "--requirepass must not be empty");
+        Check(SocketThreads >= 0, "--socket-threads must be 0 (the runtime's choice) or more");
     }
 
     private static void Check(bool condition, string message)

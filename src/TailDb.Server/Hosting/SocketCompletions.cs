@@ -21,12 +21,22 @@ public enum SocketCompletions
     ThreadPool,
 }
 
-/// <summary>Applies <see cref="SocketCompletions"/> to this process.</summary>
+/// <summary>Applies <see cref="SocketCompletions"/> and the epoll thread count to this process.</summary>
 public static class SocketCompletionMode
 {
     public const string Variable = "DOTNET_SYSTEM_NET_SOCKETS_INLINE_COMPLETIONS";
 
-    /// <summary>Call before this process's first socket operation; later calls have no effect on the runtime.</summary>
-    public static void Apply(SocketCompletions mode) =>
+    /// <summary>How many epoll threads (socket engines) the runtime starts; read once, with the variable above.</summary>
+    public const string ThreadCountVariable = "DOTNET_SYSTEM_NET_SOCKETS_THREAD_COUNT";
+
+    /// <summary>
+    /// Call before this process's first socket operation; later calls have no effect on the
+    /// runtime. <paramref name="threads"/> 0 leaves the count to the runtime (with inline
+    /// completions, one epoll thread per core).
+    /// </summary>
+    public static void Apply(SocketCompletions mode, int threads = 0)
+    {
         Environment.SetEnvironmentVariable(Variable, mode == SocketCompletions.Inline ? "1" : null);
+        Environment.SetEnvironmentVariable(ThreadCountVariable, threads > 0 ? threads.ToString(System.Globalization.CultureInfo.InvariantCulture) : null);
+    }
 }
