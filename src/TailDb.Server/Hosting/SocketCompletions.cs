@@ -10,7 +10,7 @@ public enum SocketCompletions
 {
     /// <summary>
     /// A connection's read, its commands and its flush run on the epoll thread, without a hop to
-    /// the thread pool per read; one epoll thread per core. The server's default: measured to
+    /// the thread pool per read; as many epoll threads as --socket-threads (half the cores). The server's default: measured to
     /// cost less CPU per request (docs/server.md, "Inline socket completions"). A command that
     /// blocked would hold up the other connections on that thread; none does (a GET miss is one
     /// positional read, an fsync SET awaits its group commit).

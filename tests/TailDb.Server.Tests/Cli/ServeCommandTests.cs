@@ -20,4 +20,23 @@ public class ServeCommandTests
     {
         Assert.NotEmpty(Parse("--dir", "d", "--socket-completions", "sometimes").Errors);
     }
+
+    [Fact]
+    public void Socket_threads_default_to_half_the_cores_and_at_least_one()
+    {
+        ServerOptions options = ServeCommand.Bind(Parse("--dir", "d"));
+
+        Assert.Equal(Math.Max(1, Environment.ProcessorCount / 2), options.SocketThreads);
+        Assert.Equal(3, ServeCommand.Bind(Parse("--dir", "d", "--socket-threads", "3")).SocketThreads);
+    }
+
+    [Fact]
+    public void A_negative_socket_thread_count_is_refused_as_bad_input()
+    {
+        ServerOptions options = ServeCommand.Bind(Parse("--dir", "d", "--socket-threads", "-1"));
+
+        var error = Assert.Throws<ServerException>(options.Validate);
+        Assert.Equal(ExitCode.InvalidArguments, error.ExitCode);
+        Assert.Contains("--socket-threads", error.Message, StringComparison.Ordinal);
+    }
 }
