@@ -181,6 +181,38 @@ public sealed class PutBatchTests : IDisposable
     }
 
     [Fact]
+    public async Task AnFsyncBatchReturnsToItsCallerWhileItsGroupCommitWaitsForTheFsync()
+    {
+        using var device = new GatedDevice();
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
+        device.Close(Path.GetFileName(_dir.SegmentFiles()[0]));
+        var statuses = new PutStatus[1];
+
+        // The caller gets its task back with the fsync held at the gate: the leader's fsync runs
+        // on another thread, as a server's event loop needs. (Before, the call itself blocked in
+        // the fsync until the gate opened.)
+        ValueTask batch = default, single = default;
+        using var returned = new CountdownEvent(2);
+        var caller = new Thread(() =>
+        {
+            batch = store.PutBatchAsync([Put("a", "1")], statuses);
+            returned.Signal();
+            single = store.PutAsync("b"u8.ToArray(), "2"u8.ToArray());
+            returned.Signal();
+        });
+        caller.Start();
+        Assert.True(device.WaitUntilHeld(1), "the batch's group commit never reached its fsync");
+        bool returnedWhileHeld = returned.Wait(TimeSpan.FromSeconds(30));
+        device.Open();
+        caller.Join();
+        Assert.True(returnedWhileHeld, "PutBatchAsync/PutAsync did not return while the fsync was held: the leader fsyncs on its caller's thread");
+
+        await batch;
+        await single;
+        Assert.Equal(PutStatus.Written, statuses[0]);
+    }
+
+    [Fact]
     public async Task AnAcknowledgedFsyncBatchSurvivesPowerLossWhereANoneBatchDoesNot()
     {
         foreach (Durability durability in new[] { Durability.Fsync, Durability.None })
