@@ -173,6 +173,19 @@ public sealed class ValueCacheTests : IDisposable
         Assert.False(TailDb.Caching.ValueCache.TryCopy(slot, new byte[5]));
     }
 
+    [Fact]
+    public void AFillIsAllocatedWhereGen0AndGen1CollectionsNeverCopyIt()
+    {
+        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
+        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+
+        byte[] slot = cache.TryAddPending("k"u8, "value"u8)!;
+
+        // The pinned object heap is collected with gen2 only, and reports gen2 from the start; a
+        // small-object-heap array would report gen0 here.
+        Assert.Equal(GC.MaxGeneration, GC.GetGeneration(slot));
+    }
+
     private static byte[] Copy(byte[] slot)
     {
         byte[] value = new byte[TailDb.Caching.ValueCache.ValueLength(slot)];
