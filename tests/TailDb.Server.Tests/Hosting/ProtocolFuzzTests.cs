@@ -1,5 +1,6 @@
 using System.Net.Sockets;
 using System.Text;
+using Xunit.Abstractions;
 
 namespace TailDb.Server.Tests.Hosting;
 
@@ -9,7 +10,7 @@ namespace TailDb.Server.Tests.Hosting;
 /// without bound, and the acknowledged values written before the fuzzing are unchanged.
 /// TAILDB_FUZZ_FRAMES=N runs more (default 1,000).
 /// </summary>
-public class ProtocolFuzzTests
+public class ProtocolFuzzTests(ITestOutputHelper output)
 {
     private static readonly int Frames = int.TryParse(Environment.GetEnvironmentVariable("TAILDB_FUZZ_FRAMES"), out int n) ? n : 1000;
 
@@ -60,6 +61,8 @@ public class ProtocolFuzzTests
 
         await WaitFor(() => server.Server.State.Stats.ConnectedClients == 0, "every fuzz connection closed");
         long heapAfter = GC.GetTotalMemory(forceFullCollection: true);
+        output.WriteLine($"{Frames:N0} fuzz frames ({string.Join(", ", kinds.OrderBy(k => k.Key, StringComparer.Ordinal).Select(k => $"{k.Key} {k.Value}"))}): "
+            + $"{server.Server.State.Stats.ProtocolErrors:N0} protocol errors, heap {(heapAfter - heapBefore) / 1024.0:N0} KiB larger, 100 of 100 acknowledged values unchanged, PING answered");
         Assert.True(heapAfter - heapBefore < 32 << 20, $"heap grew by {(heapAfter - heapBefore) >> 20} MiB over {Frames} fuzz frames");
         Assert.True(kinds.Count >= 8, "every kind of mutation ran: " + string.Join(", ", kinds.Select(k => $"{k.Key}={k.Value}")));
         Assert.True(server.Server.State.Stats.ProtocolErrors > Frames / 4, $"only {server.Server.State.Stats.ProtocolErrors} protocol errors");
