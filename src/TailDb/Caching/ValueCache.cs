@@ -160,7 +160,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ref int Version(byte[] slot) => ref Unsafe.As<byte, int>(ref slot[VersionAt]);
 
-    /// <summary>Looks a key up and marks it referenced; the value is <see cref="ValueOf"/>(slot).</summary>
+    /// <summary>Looks a key up and marks it referenced; copy its value with <see cref="TryCopy"/>.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGet(ReadOnlySpan<byte> key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out byte[]? slot)
     {
