@@ -22,17 +22,12 @@ public sealed partial class TailDbStore
 
         // The hit path nobody observes: one lookup and one copy (the benchmark budget is 1.3x a
         // bare dictionary lookup + copy). Anything observed, missed or disposed takes the full path.
-        if (!_disposed && !_telemetry.Observed() && _cache.TryGet(key, out byte[]? slot))
+        var sink = new BufferWriterSink(destination);
+        if (!_disposed && !_telemetry.Observed() && _cache.TryGet(key, out byte[]? slot) && sink.TryWriteCached(slot))
         {
-            int length = ValueCache.ValueLength(slot);
-            if (ValueCache.TryCopy(slot, destination.GetSpan(length)[..length]))
-            {
-                destination.Advance(length);
-                return ReadStatus.Hit;
-            }
+            return ReadStatus.Hit;
         }
 
-        var sink = new BufferWriterSink(destination);
         return Read(key, ref sink);
     }
 

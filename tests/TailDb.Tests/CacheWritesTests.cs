@@ -61,9 +61,7 @@ public sealed class CacheWritesTests : IDisposable
     [Fact]
     public void AnUpdatingWriteOfAnotherLengthDropsTheCachedValue()
     {
-        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Update });
-        store.Put("k"u8, "old"u8);
-        Read(store, "k"u8, out _);
+        using TailDbStore store = OpenUpdatingWithCached("k"u8, "old"u8);
 
         store.Put("k"u8, "newer"u8);
 
@@ -75,9 +73,7 @@ public sealed class CacheWritesTests : IDisposable
     [Fact]
     public void ADeleteDropsAnUpdatedValue()
     {
-        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Update });
-        store.Put("k"u8, "old"u8);
-        Read(store, "k"u8, out _);
+        using TailDbStore store = OpenUpdatingWithCached("k"u8, "old"u8);
         store.Put("k"u8, "new"u8);
 
         store.Delete("k"u8);
@@ -179,6 +175,15 @@ public sealed class CacheWritesTests : IDisposable
         writer.Join();
         Assert.True(hits > 10_000 && writes > 1_000, $"the race barely ran: {hits} hits, {writes} writes");
         Assert.Equal(0, mixed);
+    }
+
+    /// <summary>A store with <see cref="CacheWrites.Update"/> whose cache holds <paramref name="key"/> (put, then read once to fill).</summary>
+    private TailDbStore OpenUpdatingWithCached(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Update });
+        store.Put(key, value);
+        Read(store, key, out _);
+        return store;
     }
 
     private static ReadStatus Read(TailDbStore store, ReadOnlySpan<byte> key, out string value)

@@ -15,6 +15,14 @@ public sealed class PutBatchTests : IDisposable
 
     private static string? Read(TailDbStore store, string key) => store.Get(key) is { } bytes ? Encoding.UTF8.GetString(bytes) : null;
 
+    /// <summary>An Fsync-mode store whose first segment's fsyncs wait at <paramref name="device"/>'s gate.</summary>
+    private TailDbStore OpenWithActiveSegmentFsyncsGated(GatedDevice device)
+    {
+        var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
+        device.Close(Path.GetFileName(_dir.SegmentFiles()[0]));
+        return store;
+    }
+
     [Fact]
     public async Task PutsOfOneKeyApplyInBatchOrderAndSurviveReopenInThatOrder()
     {
@@ -168,8 +176,7 @@ public sealed class PutBatchTests : IDisposable
     public async Task AnFsyncBatchCompletesOnlyAfterItsFsync()
     {
         using var device = new GatedDevice();
-        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
-        device.Close(Path.GetFileName(_dir.SegmentFiles()[0]));
+        using TailDbStore store = OpenWithActiveSegmentFsyncsGated(device);
         var statuses = new PutStatus[2];
         Task batch = Task.Run(async () => await store.PutBatchAsync([Put("a", "1"), Put("b", "2")], statuses));
 
@@ -184,8 +191,7 @@ public sealed class PutBatchTests : IDisposable
     public async Task AnFsyncBatchReturnsToItsCallerWhileItsGroupCommitWaitsForTheFsync()
     {
         using var device = new GatedDevice();
-        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
-        device.Close(Path.GetFileName(_dir.SegmentFiles()[0]));
+        using TailDbStore store = OpenWithActiveSegmentFsyncsGated(device);
         var statuses = new PutStatus[1];
 
         // The caller gets its task back with the fsync held at the gate: the leader's fsync runs

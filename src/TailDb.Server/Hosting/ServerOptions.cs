@@ -50,10 +50,11 @@ public sealed record ServerOptions
     /// <summary>
     /// Epoll threads (<see cref="SocketCompletionMode"/>); 0 leaves the count to the runtime (one
     /// per core with inline completions). Applied by the command line, per process. Half the cores
-    /// by default: on this 2-core machine one epoll thread beat two at every redis-benchmark test
-    /// (GET -P 1 p99 0.95x/1.37x Garnet's against 2.48x/2.28x), because two threads that run every
-    /// command contend for the writer lock and for the cores the clients and the kernel's network
-    /// stack need (docs/server.md, "One epoll thread").
+    /// by default: on this 2-core machine one epoll thread had the lower p99 in every
+    /// redis-benchmark test (GET -P 1 p99 0.95x/1.37x Garnet's against 2.48x/2.28x), because two
+    /// threads that run every command contend for the writer lock and for the cores the clients
+    /// and the kernel's network stack need; it costs SET -P 16 throughput, one core of server work
+    /// (docs/server.md, "One epoll thread").
     /// </summary>
     public int SocketThreads { get; init; } = Math.Max(1, Environment.ProcessorCount / 2);
 

@@ -97,31 +97,24 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// <summary>Bytes currently charged. Above the capacity until the queued eviction pass runs; at most <see cref="CeilingBytes"/> (plus one entry per concurrent writer).</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
 
-    /// <summary>A slot for <paramref name="value"/>: the reference byte (clear), version 0, then the value's bytes.</summary>
-    public static byte[] CreateSlot(ReadOnlySpan<byte> value)
+    /// <summary>
+    /// A slot for <paramref name="value"/>: the reference byte (clear), version 0, then the value's
+    /// bytes. A fill's slot is <paramref name="pinned"/>, on the pinned object heap: a filled value
+    /// is meant to live (until eviction or its key's next write of another length), and the POH is
+    /// collected only with gen2, so it is never copied by gen0/gen1 promotions. On the small-object
+    /// heap, the fills of a first read pass (100,000 keys x 256 B) were copied gen0 to gen1 to gen2,
+    /// and those pauses were the slowest server commands' cause (docs/server.md).
+    /// </summary>
+    public static byte[] CreateSlot(ReadOnlySpan<byte> value, bool pinned = false)
     {
-        byte[] slot = new byte[value.Length + Header];
+        byte[] slot = GC.AllocateUninitializedArray<byte>(value.Length + Header, pinned);
+        slot.AsSpan(0, Header).Clear();
         value.CopyTo(slot.AsSpan(Header));
         return slot;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int ValueLength(byte[] slot) => slot.Length - Header;
-
-    /// <summary>
-    /// A fill's slot, on the pinned object heap: a filled value is meant to live (until eviction
-    /// or its key's next write of another length), and the POH is collected only with gen2, so
-    /// it is never copied by gen0/gen1 promotions. On the small-object heap, the fills of a
-    /// first read pass (100,000 keys x 256 B) were copied gen0 to gen1 to gen2, and those pauses
-    /// were the slowest server commands' cause (docs/server.md).
-    /// </summary>
-    private static byte[] CreatePinnedSlot(ReadOnlySpan<byte> value)
-    {
-        byte[] slot = GC.AllocateUninitializedArray<byte>(value.Length + Header, pinned: true);
-        slot.AsSpan(0, Header).Clear();
-        value.CopyTo(slot.AsSpan(Header));
-        return slot;
-    }
 
     private static byte[] Pinned(ReadOnlySpan<byte> key)
     {
@@ -234,7 +227,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             return null;
         }
 
-        byte[] slot = CreatePinnedSlot(value);
+        byte[] slot = CreateSlot(value, pinned: true);
         slot[0] = Pending;
         if (!_map.TryAdd(Pinned(key), slot))
         {
@@ -270,7 +263,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
         if (slot.Length - Header != value.Length || Volatile.Read(ref slot[0]) == Pending)
         {
-            Remove(key);
+            RemoveAfterBarrier(key);
             return;
         }
 
@@ -291,6 +284,11 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         // filling reader's check sees the key directory change. ConcurrentDictionary's TryRemove
         // reads its stripe's count without a lock first, so its lock alone does not order them.
         Interlocked.MemoryBarrier();
+        RemoveAfterBarrier(key);
+    }
+
+    private void RemoveAfterBarrier(ReadOnlySpan<byte> key)
+    {
         if (_lookup.TryRemove(key, out byte[]? storedKey, out byte[]? old))
         {
             Interlocked.Add(ref _bytes, -Cost(storedKey.Length, old.Length));

@@ -23,13 +23,14 @@ internal sealed class PacedFile(IStorageFile inner, IoRateLimiter limiter, long 
 
     public int Read(Span<byte> buffer, long offset)
     {
+        // Charge what the file still holds, not the buffer's room: compaction reads a small
+        // segment into a 64 KiB buffer, and charging the whole buffer paced an 8 KiB segment's
+        // copy ~5x slower than the configured rate. (Length is one fstat: once per read.)
+        long end = inner.Length;
         int total = 0;
         while (total < buffer.Length)
         {
-            // Charge what the file still holds, not the buffer's room: compaction reads a small
-            // segment into a 64 KiB buffer, and charging the whole buffer paced an 8 KiB segment's
-            // copy ~5x slower than the configured rate.
-            int length = (int)Math.Min(Math.Min(ChunkBytes, buffer.Length - total), Math.Max(0, inner.Length - (offset + total)));
+            int length = (int)Math.Min(Math.Min(ChunkBytes, buffer.Length - total), Math.Max(0, end - (offset + total)));
             if (length == 0)
             {
                 break;

@@ -5,8 +5,16 @@ namespace TailDb.Tests.Caching;
 public sealed class ValueCacheTests : IDisposable
 {
     private readonly TestDirectory _dir = new();
+    private readonly TailDb.Diagnostics.TailDbTelemetry _telemetry = new();
 
-    public void Dispose() => _dir.Dispose();
+    public void Dispose()
+    {
+        _telemetry.Dispose();
+        _dir.Dispose();
+    }
+
+    /// <summary>A 32 KiB cache on its own, without a store around it.</summary>
+    private TailDb.Caching.ValueCache NewCache() => new(32 * 1024, 16, _telemetry);
 
     [Fact]
     public void CacheStaysWithinItsByteBound()
@@ -103,8 +111,7 @@ public sealed class ValueCacheTests : IDisposable
     [Fact]
     public void APendingFillIsNotAHitUntilPublished()
     {
-        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
-        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        TailDb.Caching.ValueCache cache = NewCache();
         byte[] key = "k"u8.ToArray();
 
         byte[] slot = cache.TryAddPending(key, "old"u8)!;
@@ -118,8 +125,7 @@ public sealed class ValueCacheTests : IDisposable
     [Fact]
     public void APutReplacesAPendingFillSoItsLatePublishShowsNothingStale()
     {
-        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
-        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        TailDb.Caching.ValueCache cache = NewCache();
         byte[] key = "k"u8.ToArray();
 
         byte[] pending = cache.TryAddPending(key, "old"u8)!;
@@ -134,8 +140,7 @@ public sealed class ValueCacheTests : IDisposable
     [Fact]
     public void AnUpdateDropsAPendingFillInsteadOfOverwritingIt()
     {
-        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
-        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        TailDb.Caching.ValueCache cache = NewCache();
         byte[] key = "k"u8.ToArray();
 
         byte[] pending = cache.TryAddPending(key, "old"u8)!;
@@ -149,8 +154,7 @@ public sealed class ValueCacheTests : IDisposable
     [Fact]
     public void AnUpdateOverwritesAPublishedValueInTheSameSlot()
     {
-        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
-        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        TailDb.Caching.ValueCache cache = NewCache();
         byte[] key = "k"u8.ToArray();
         byte[] slot = cache.TryAddPending(key, "old"u8)!;
         TailDb.Caching.ValueCache.Publish(slot);
@@ -176,8 +180,7 @@ public sealed class ValueCacheTests : IDisposable
     [Fact]
     public void AFillIsAllocatedWhereGen0AndGen1CollectionsNeverCopyIt()
     {
-        using var telemetry = new TailDb.Diagnostics.TailDbTelemetry();
-        var cache = new TailDb.Caching.ValueCache(32 * 1024, 16, telemetry);
+        TailDb.Caching.ValueCache cache = NewCache();
 
         byte[] slot = cache.TryAddPending("k"u8, "value"u8)!;
 
