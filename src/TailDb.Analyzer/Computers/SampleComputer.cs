@@ -79,7 +79,11 @@ internal sealed class SampleComputer
             }
         }
 
-        if (deltas.Count > 0)
+        if (double.IsFinite(set.IntervalMSec))
+        {
+            IntervalMSec = set.IntervalMSec;
+        }
+        else if (deltas.Count > 0)
         {
             deltas.Sort();
             // The median per-thread gap: a thread sampled on every tick shows the interval itself;

@@ -36,4 +36,10 @@ public sealed class StackSampleSet
 
     /// <summary>Distinct code addresses that no MethodLoad or rundown range named.</summary>
     public int UnresolvedFrames { get; }
+
+    /// <summary>
+    /// The time one sample stands for, when the sampler states it (perf's rate); NaN when it must be
+    /// measured from the samples (EventPipe's interval differs across .NET 10 builds).
+    /// </summary>
+    public double IntervalMSec { get; init; } = double.NaN;
 }

@@ -4,6 +4,7 @@ using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Commands;
 
@@ -69,7 +70,15 @@ public static class RunCommand
         HelpName = "DIR",
     };
 
-    internal static readonly Option<Toggle> SamplesOption = ChoiceOption.Create("--samples", "CPU sample profiler in the trace", Toggle.On, ("on", Toggle.On), ("off", Toggle.Off));
+    internal static readonly Option<SamplerKind?> SamplerOption = ChoiceOption.Create<SamplerKind?>(
+        "--sampler", "What takes the trace's CPU samples (default: perf where it can run, else eventpipe). perf samples in the kernel and records the scheduler (root and linux-perf); eventpipe suspends the runtime on every tick",
+        null, ("perf", SamplerKind.Perf), ("eventpipe", SamplerKind.EventPipe), ("off", SamplerKind.Off));
+
+    internal static readonly Option<int?> PerfHzOption = new("--perf-hz") { Description = $"--sampler perf: samples per second per CPU [default: {SamplerChoice.DefaultPerfRateHz}]" };
+    internal static readonly Option<int?> EventPipeIntervalOption = new("--eventpipe-interval-ms")
+    {
+        Description = $"--sampler eventpipe: ms between the sample profiler's ticks (each suspends the runtime; sets {SamplerChoice.EventPipeRateVariable}) [default: {SamplerChoice.DefaultEventPipeIntervalMs}]",
+    };
     internal static readonly Option<Toggle> EventStacksOption = ChoiceOption.Create(
         "--event-stacks", "Stack of every traced event (off: CPU samples keep theirs; a fraction of the tracing cost)", Toggle.Off, ("off", Toggle.Off), ("on", Toggle.On));
 
@@ -110,7 +119,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplerOption, PerfHzOption, EventPipeIntervalOption, EventStacksOption, InjectOption, RepeatOption,
             TargetOption, ConnectionsOption, PipelineOption, TimeoutOption, RetriesOption,
         })
         {
@@ -189,7 +198,8 @@ public static class RunCommand
             OutPath = parseResult.GetValue(OutOption),
             TracePath = parseResult.GetValue(TraceOption) ?? (report is null ? null : Path.Combine(report.FullName, HarnessOptions.ReportTraceName)),
             ReportDirectory = report,
-            Samples = parseResult.GetValue(SamplesOption) == Toggle.On,
+            Sampler = parseResult.GetValue(SamplerOption),
+            SamplerRate = SamplerRate(parseResult),
             EventStacks = parseResult.GetValue(EventStacksOption) == Toggle.On,
         };
     }
@@ -235,6 +245,29 @@ public static class RunCommand
         }
 
         return injections;
+    }
+
+    private static int? SamplerRate(ParseResult parseResult)
+    {
+        int? hz = parseResult.GetValue(PerfHzOption);
+        int? interval = parseResult.GetValue(EventPipeIntervalOption);
+        if (hz is <= 0 or > 100_000)
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, $"--perf-hz must be between 1 and 100000 samples per second (got {hz})");
+        }
+
+        if (interval is <= 0 or > 10_000)
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, $"--eventpipe-interval-ms must be between 1 and 10000 (got {interval})");
+        }
+
+        SamplerKind? sampler = parseResult.GetValue(SamplerOption);
+        if ((hz is not null && sampler is SamplerKind.EventPipe or SamplerKind.Off) || (interval is not null && sampler is SamplerKind.Perf or SamplerKind.Off))
+        {
+            throw new LoadTestException(ExitCode.InvalidArguments, "--perf-hz goes with --sampler perf, --eventpipe-interval-ms with --sampler eventpipe");
+        }
+
+        return hz ?? interval;
     }
 
     private static double? ParseRate(string value)

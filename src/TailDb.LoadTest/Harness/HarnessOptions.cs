@@ -1,6 +1,7 @@
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Harness;
 
@@ -17,7 +18,12 @@ public sealed record HarnessOptions
 
     /// <summary>The trace a --report run records when --trace is not given: one per mode, in the report's folder.</summary>
     public const string ReportTraceName = "loadtest.nettrace";
-    public bool Samples { get; init; } = true;
+
+    /// <summary>What takes the trace's CPU samples (--sampler); null: perf where it can run, else EventPipe's sample profiler.</summary>
+    public SamplerKind? Sampler { get; init; }
+
+    /// <summary>--perf-hz, or --eventpipe-interval-ms for the EventPipe sampler; null: the sampler's default.</summary>
+    public int? SamplerRate { get; init; }
 
     /// <summary>Whether the runtime walks the stack of every traced event; the samples keep theirs either way.</summary>
     public bool EventStacks { get; init; }

@@ -7,6 +7,7 @@ using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
 using TailDb.Tracing.Recording;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Harness;
 
@@ -26,6 +27,7 @@ public sealed class LoadTestHarness
     private readonly TextWriter _out;
     private readonly TextWriter _error;
     private readonly ProgressLine? _progress;
+    private SamplerChoice _sampler = new(SamplerKind.Off, "no --trace", 0);
 
     public LoadTestHarness(HarnessOptions options, TextWriter output, TextWriter error, bool showProgress)
     {
@@ -45,6 +47,12 @@ public sealed class LoadTestHarness
         IReadOnlyList<GcMode> modes = ResolveModes(_options.Gc, _options.RuntimeConfigDirectory);
         IReadOnlyList<TargetAddress> targets = _options.Targets;
         CheckTargets(targets);
+        if (_options.TracePath is not null)
+        {
+            _sampler = ResolveSampler();
+            _out.WriteLine($"sampler: {_sampler.Describe()}");
+        }
+
         int runs = _options.Repeat;
         var tracePaths = modes
             .SelectMany(m => targets.SelectMany(t => Enumerable.Range(1, runs).Select(run => (m.Name, t, run))))
@@ -214,7 +222,7 @@ public sealed class LoadTestHarness
         {
             if (port is not null && tracePath is not null)
             {
-                var recording = new RecordingOptions(RecordingProviders.Create(_options.Samples, [RecordingProviders.Server]), _options.EventStacks);
+                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server]), _options.EventStacks);
                 try
                 {
                     recorder = await port.RecordAsync(tracePath, recording, server.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -291,6 +299,11 @@ public sealed class LoadTestHarness
             ProcessStartInfo startInfo = WorkerLaunch.Create(workerMode, specPath);
             await using DiagnosticPortListener? port = tracePath is null ? null : DiagnosticPortListener.Open();
             port?.Configure(startInfo);
+            if (port is not null)
+            {
+                _sampler.Configure(startInfo);
+            }
+
             using var worker = WorkerProcess.Start(
                 startInfo,
                 _progress is null ? null : p => _progress.Show(mode.Name, p, _options.Workload.DurationSeconds),
@@ -343,10 +356,13 @@ public sealed class LoadTestHarness
         GcMode mode, WorkerProcess worker, WorkerSpec spec, DiagnosticPortListener? port, string? tracePath, CancellationToken cancellationToken)
     {
         EventPipeRecorder? recorder = null;
+        PerfRecorder? perf = null;
         try
         {
             if (port is not null && tracePath is not null)
             {
+                // perf first: the worker is still suspended on the port, so its first request is in both recordings.
+                perf = await StartPerfAsync(mode, tracePath, cancellationToken).ConfigureAwait(false);
                 recorder = await StartRecorderAsync(mode, worker, port, tracePath, cancellationToken).ConfigureAwait(false);
                 if (recorder is null)
                 {
@@ -385,6 +401,13 @@ public sealed class LoadTestHarness
                 recorder = null;
             }
 
+            var perfProblems = new List<Problem>();
+            if (perf is not null)
+            {
+                await StopPerfAsync(mode, perf, tracePath!, worker.Id, perfProblems).ConfigureAwait(false);
+                perf = null;
+            }
+
             worker.CloseInput();
             if (!await worker.WaitForExitAsync(StopGrace).ConfigureAwait(false))
             {
@@ -394,6 +417,7 @@ public sealed class LoadTestHarness
             WorkerResult result = JsonSerializer.Deserialize<WorkerResult>(await File.ReadAllTextAsync(spec.ResultPath, CancellationToken.None).ConfigureAwait(false), WorkerResult.Json)
                 ?? throw new LoadTestException(ExitCode.WorkerFailed, $"mode '{mode.Name}': worker wrote an empty result");
             var problems = ModeVerifier.Verify(mode, result).ToList();
+            problems.AddRange(perfProblems);
             if (result.Client is { } client && (client.Counts.ErrorReplies > 0 || client.FirstError is not null))
             {
                 problems.Add(new Problem(ExitCode.TargetFailed, $"mode '{spec.Mode}' against {spec.Target.Name}: {Counted.Of(client.Counts.ErrorReplies, "error reply", "error replies")}; {client.FirstError}"));
@@ -419,13 +443,61 @@ public sealed class LoadTestHarness
             {
                 await recorder.DisposeAsync().ConfigureAwait(false);
             }
+
+            if (perf is not null)
+            {
+                await perf.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    private SamplerChoice ResolveSampler()
+    {
+        var choice = SamplerChoice.Resolve(_options.Sampler, _options.SamplerRate, out string? problem);
+        return problem is null ? choice : throw new LoadTestException(ExitCode.InvalidArguments, problem);
+    }
+
+    private async Task<PerfRecorder?> StartPerfAsync(GcMode mode, string tracePath, CancellationToken cancellationToken)
+    {
+        if (_sampler.Kind != SamplerKind.Perf)
+        {
+            return null;
+        }
+
+        try
+        {
+            return await PerfRecorder.StartAsync(tracePath, _sampler.RateHz, ConnectTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new LoadTestException(ExitCode.TraceFailed, $"--sampler perf: cannot start perf for mode '{mode.Name}': {e.Message}", e);
+        }
+    }
+
+    private async Task StopPerfAsync(GcMode mode, PerfRecorder perf, string tracePath, int processId, List<Problem> problems)
+    {
+        try
+        {
+            PerfRecording recording = await perf.StopAsync(tracePath, processId, TraceDrain).ConfigureAwait(false);
+            _out.WriteLine(
+                $"{mode.Name}: perf wrote {Path.GetFileName(recording.Path)}: {recording.Bytes / 1024.0 / 1024.0:0.0} MiB " +
+                $"({recording.Bytes / 1024.0 / Math.Max(recording.Seconds, 1e-3):0} KiB/s over {recording.Seconds:0.0} s; perf.data {recording.DataBytes / 1024.0 / 1024.0:0.0} MiB); " +
+                $"recorder CPU {recording.RecordCpu.TotalSeconds:0.00} s, symbol resolution {recording.ScriptCpu.TotalSeconds:0.00} s");
+        }
+        catch (InvalidOperationException e)
+        {
+            problems.Add(new Problem(ExitCode.TraceFailed, $"mode '{mode.Name}': --sampler perf: {e.Message}"));
+        }
+        finally
+        {
+            await perf.DisposeAsync().ConfigureAwait(false);
         }
     }
 
     private async Task<EventPipeRecorder?> StartRecorderAsync(
         GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, CancellationToken cancellationToken)
     {
-        var options = new RecordingOptions(RecordingProviders.Create(_options.Samples, activityIds: ActivityIdSource.Own), _options.EventStacks);
+        var options = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own), _options.EventStacks);
         try
         {
             return await port.RecordAsync(tracePath, options, worker.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);

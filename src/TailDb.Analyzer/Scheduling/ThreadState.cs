@@ -1,0 +1,27 @@
+namespace TailDb.Analyzer.Scheduling;
+
+/// <summary>Where a thread was, as the scheduler saw it.</summary>
+public enum ThreadState : byte
+{
+    /// <summary>On a CPU.</summary>
+    Running,
+
+    /// <summary>Ready to run but not on a CPU: preempted, or woken and not yet picked (waiting for a CPU).</summary>
+    Runnable,
+
+    /// <summary>Asleep by its own choice (interruptible: a wait, a lock, a timer, a socket read).</summary>
+    Sleeping,
+
+    /// <summary>Uninterruptible: the kernel holds it, mostly disk I/O or a page being read in.</summary>
+    DiskWait,
+}
+
+/// <summary>
+/// One stretch of a thread's time in one state. For <see cref="ThreadState.Runnable"/>,
+/// <see cref="Holder"/> is the thread that had the CPUs most of that time (who it waited behind);
+/// for a sleep, <see cref="Holder"/> is the thread that woke it (0: an interrupt or unknown).
+/// </summary>
+public readonly record struct ThreadStateSpan(double StartMSec, double StopMSec, ThreadState State, int Holder);
+
+/// <summary>A thread of the machine, as the scheduler events name it.</summary>
+public readonly record struct ThreadIdentity(int ProcessId, int ThreadId, string Command);

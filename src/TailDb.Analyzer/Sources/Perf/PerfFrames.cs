@@ -1,0 +1,44 @@
+namespace TailDb.Analyzer.Sources.Perf;
+
+/// <summary>
+/// perf's frames in the analyzer's spelling, "module!Namespace.Type.Method(args)" as TraceEvent
+/// names managed frames, so the sample categories apply to both samplers:
+/// - JIT code, named through the runtime's perf map: TraceEvent's parser gives the assembly as the
+///   module and "Namespace.Type::Method(args)" (tier stripped) as the symbol;
+/// - native code: "libcoreclr.so!symbol", or "libcoreclr.so+0x3a4523" where the module is
+///   stripped (the runtime's own native code is, on this platform);
+/// - ReadyToRun code of the framework (file-backed, so perf does not consult the perf map):
+///   "System.Private.CoreLib.dll+0x5464b5";
+/// - the kernel: "kernel!symbol".
+/// </summary>
+internal static class PerfFrames
+{
+    public const string Kernel = "kernel";
+
+    public static string Name(string module, string symbol, string address)
+    {
+        if (module is "[kernel.kallsyms]" or "kernel.kallsyms")
+        {
+            return $"{Kernel}!{symbol}";
+        }
+
+        var unknown = symbol.Length == 0 || symbol == "[unknown]" || symbol == "unknown" || symbol == module;
+        if (unknown)
+        {
+            return module is "[unknown]" or "unknown" or "" ? $"unresolved!0x{address}" : $"{module}+0x{address}";
+        }
+
+        var colons = symbol.IndexOf("::", StringComparison.Ordinal);
+        if (colons > 0)
+        {
+            symbol = string.Concat(symbol.AsSpan(0, colons), ".", symbol.AsSpan(colons + 2));
+        }
+
+        return $"{module}!{symbol}";
+    }
+
+    /// <summary>Kernel functions a thread is in while the kernel services a page fault (zeroing or reading in a page).</summary>
+    public static bool IsPageFault(string frame) =>
+        frame.StartsWith("kernel!", StringComparison.Ordinal)
+        && (frame.Contains("page_fault", StringComparison.Ordinal) || frame.EndsWith("!handle_mm_fault", StringComparison.Ordinal) || frame.EndsWith("!do_user_addr_fault", StringComparison.Ordinal));
+}

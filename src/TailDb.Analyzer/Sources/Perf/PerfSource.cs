@@ -1,0 +1,135 @@
+using Microsoft.Diagnostics.Tracing.StackSources;
+using TailDb.Analyzer.Scheduling;
+using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Traces;
+using TailDb.Tracing.Sampling;
+
+namespace TailDb.Analyzer.Sources.Perf;
+
+/// <summary>
+/// What <c>perf</c> recorded beside a trace (<see cref="PerfFile"/>), on the trace's clock: the
+/// traced process's CPU samples with their frames, the scheduler's view of its threads, and its
+/// major page faults. Parsing is TraceEvent's LinuxPerfScriptEventParser (the format's one reader);
+/// this class only selects the traced process and maps perf's CLOCK_MONOTONIC times onto the
+/// trace's relative milliseconds (EventPipe's QPC is CLOCK_MONOTONIC on Linux).
+/// </summary>
+internal sealed class PerfSource
+{
+    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, Dictionary<int, List<double>> majorFaults, long events)
+    {
+        Header = header;
+        Path = path;
+        Samples = samples;
+        Scheduler = scheduler;
+        MajorFaults = majorFaults;
+        Events = events;
+    }
+
+    public PerfFileHeader Header { get; }
+
+    public string Path { get; }
+
+    /// <summary>On-CPU samples of the traced process only: perf samples a thread only while it runs.</summary>
+    public StackSampleSet Samples { get; }
+
+    public SchedulerModel Scheduler { get; }
+
+    /// <summary>Major page faults (a page read from disk) of the traced process, by thread, in time order.</summary>
+    public IReadOnlyDictionary<int, List<double>> MajorFaults { get; }
+
+    public long Events { get; }
+
+    public double IntervalMSec => Header.RateHz > 0 ? 1000.0 / Header.RateHz : double.NaN;
+
+    /// <summary>The perf file beside <paramref name="tracePath"/>, read; null when there is none.</summary>
+    /// <exception cref="AnalyzerException">The file is there but is not a TailDb perf file, or the trace has no clock to place it on.</exception>
+    public static PerfSource? TryRead(string tracePath, TraceKind kind, CancellationToken cancellationToken = default)
+    {
+        var path = PerfFile.PathBeside(tracePath);
+        if (!File.Exists(path))
+        {
+            return null;
+        }
+
+        var header = PerfFile.ReadHeader(path)
+            ?? throw new AnalyzerException(ExitCode.BadTrace, $"{path}: not a perf file TailDb wrote (its first line is not '{PerfFile.Magic} pid=...')");
+        var clock = TraceClock.Read(tracePath, kind)
+            ?? throw new AnalyzerException(ExitCode.BadTrace, $"{tracePath}: the trace's clock cannot be read, so {path} cannot be placed on it");
+        return Read(path, header, clock.SyncTimeQpc * 1000.0 / clock.QpcFrequency, cancellationToken);
+    }
+
+    /// <param name="originMSec">CLOCK_MONOTONIC in ms at the trace's relative zero.</param>
+    internal static PerfSource Read(string path, PerfFileHeader header, double originMSec, CancellationToken cancellationToken = default)
+    {
+        var pid = header.ProcessId;
+        var scheduler = new SchedulerModelBuilder(pid);
+        var samples = new List<StackSample>();
+        var stacks = new List<IReadOnlyList<string>>();
+        var stackIds = new Dictionary<string, int>(StringComparer.Ordinal);
+        var faults = new Dictionary<int, List<double>>();
+        var frames = new List<string>(64);
+        var unresolved = new HashSet<string>(StringComparer.Ordinal);
+        long events = 0;
+        var last = 0.0;
+        using var stream = PerfFile.OpenRaw(path);
+        var parser = new LinuxPerfScriptEventParser();
+        foreach (var linuxEvent in parser.ParseSkippingPreamble(stream))
+        {
+            if ((++events & 0xFFF) == 0)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+            }
+
+            var time = linuxEvent.TimeMSec - originMSec;
+            last = Math.Max(last, time);
+            scheduler.Saw(linuxEvent.ProcessID, linuxEvent.ThreadID, linuxEvent.Command);
+            switch (linuxEvent)
+            {
+                case SchedulerEvent { Switch: { } change }:
+                    scheduler.Switch(time, linuxEvent.CpuNumber, change.PreviousThreadID, change.PreviousState, change.NextThreadID, change.NextCommand);
+                    break;
+                case SchedWakeupEvent { Wakeup: { } wakeup }:
+                    scheduler.Wakeup(time, wakeup.ProcessId, linuxEvent.ThreadID);
+                    break;
+                case CpuEvent when linuxEvent.ProcessID == pid && linuxEvent.EventName.StartsWith("major-faults", StringComparison.Ordinal):
+                    if (!faults.TryGetValue(linuxEvent.ThreadID, out var list))
+                    {
+                        list = [];
+                        faults.Add(linuxEvent.ThreadID, list);
+                    }
+
+                    list.Add(time);
+                    break;
+                case CpuEvent when linuxEvent.ProcessID == pid && linuxEvent.EventName.StartsWith("cpu-clock", StringComparison.Ordinal):
+                    frames.Clear();
+                    foreach (var frame in linuxEvent.CallerStacks)
+                    {
+                        if (frame is StackFrame stackFrame)
+                        {
+                            var name = PerfFrames.Name(stackFrame.Module ?? "", stackFrame.Symbol ?? "", stackFrame.Address ?? "");
+                            frames.Add(name);
+                            if (name.StartsWith("unresolved!", StringComparison.Ordinal))
+                            {
+                                unresolved.Add(name);
+                            }
+                        }
+                    }
+
+                    var key = string.Join('\n', frames);
+                    if (!stackIds.TryGetValue(key, out var id))
+                    {
+                        id = stacks.Count;
+                        stacks.Add(frames.ToArray());
+                        stackIds.Add(key, id);
+                    }
+
+                    samples.Add(new StackSample(time, linuxEvent.ThreadID, id, Managed: true));
+                    break;
+            }
+        }
+
+        samples.Sort((a, b) => a.TimeRelativeMSec.CompareTo(b.TimeRelativeMSec));
+        return new PerfSource(header, path, new StackSampleSet(samples, stacks, unresolved.Count) { IntervalMSec = header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN },
+            scheduler.Build(last), faults, events);
+    }
+}

@@ -1,0 +1,310 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.IO.Compression;
+using System.Runtime.InteropServices;
+
+namespace TailDb.Tracing.Sampling;
+
+/// <summary>
+/// A system-wide <c>perf record</c> beside an EventPipe session: CPU samples with call chains
+/// (cpu-clock, so it works in VMs without hardware counters), the scheduler's switches and
+/// wake-ups (who had a CPU, who waited for one) and major page faults, on CLOCK_MONOTONIC so its
+/// times line up with the trace's. It starts with its events disabled and is enabled through its
+/// control FIFO; <see cref="StartAsync"/> returns only after perf acknowledged, so the target's
+/// first request is covered. <see cref="StopAsync"/> turns perf.data into <see cref="PerfFile"/>
+/// (symbols resolved here, while the binaries and the runtime's perf map exist) and deletes the rest.
+/// </summary>
+public sealed class PerfRecorder : IAsyncDisposable
+{
+    private readonly Process _perf;
+    private readonly string _dataPath;
+    private readonly string _fifoDirectory;
+    private readonly FileStream _control;
+    private readonly FileStream _ack;
+    private readonly Stopwatch _elapsed = Stopwatch.StartNew();
+    private readonly Task<string> _stderr;
+
+    private PerfRecorder(Process perf, string dataPath, string fifoDirectory, FileStream control, FileStream ack, int rateHz)
+    {
+        _perf = perf;
+        _dataPath = dataPath;
+        _fifoDirectory = fifoDirectory;
+        _control = control;
+        _ack = ack;
+        RateHz = rateHz;
+        _stderr = perf.StandardError.ReadToEndAsync();
+    }
+
+    public int RateHz { get; }
+
+    /// <summary>
+    /// The runtime writes /tmp/perf-PID.map (JIT code addresses to method names, with their tier)
+    /// only when asked, and with W^X on its JIT code runs from a double mapping (/memfd:doublemapper)
+    /// that perf cannot name: both are set for the traced process. W^X off changes the process a
+    /// little (JIT writes no longer flip mappings); reports say the sampler was perf, and docs say this.
+    /// </summary>
+    public static void ConfigureTarget(ProcessStartInfo startInfo)
+    {
+        ArgumentNullException.ThrowIfNull(startInfo);
+        startInfo.Environment["DOTNET_PerfMapEnabled"] = "1";
+        startInfo.Environment["DOTNET_EnableWriteXorExecute"] = "0";
+    }
+
+    public static string? FindTool()
+    {
+        foreach (string directory in (Environment.GetEnvironmentVariable("PATH") ?? "/usr/bin:/bin").Split(':', StringSplitOptions.RemoveEmptyEntries))
+        {
+            string candidate = Path.Combine(directory, "perf");
+            if (File.Exists(candidate))
+            {
+                return candidate;
+            }
+        }
+
+        return null;
+    }
+
+    /// <exception cref="InvalidOperationException">perf did not start or did not acknowledge within <paramref name="timeout"/>.</exception>
+    public static async Task<PerfRecorder> StartAsync(string tracePath, int rateHz, TimeSpan timeout, CancellationToken cancellationToken = default)
+    {
+        string tool = FindTool() ?? throw new InvalidOperationException("no perf on PATH");
+        string fifos = Directory.CreateTempSubdirectory("taildb-perf-").FullName;
+        string control = Path.Combine(fifos, "control");
+        string ack = Path.Combine(fifos, "ack");
+        if (mkfifo(control, 0x180) != 0 || mkfifo(ack, 0x180) != 0)
+        {
+            Directory.Delete(fifos, recursive: true);
+            throw new InvalidOperationException($"perf: cannot make its control FIFOs in {fifos} (errno {Marshal.GetLastPInvokeError()})");
+        }
+
+        string dataPath = Path.ChangeExtension(tracePath, null) + ".perf.data";
+        var start = new ProcessStartInfo(tool)
+        {
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
+        };
+        foreach (string argument in RecordArguments(dataPath, rateHz, control, ack))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        Process perf = Process.Start(start) ?? throw new InvalidOperationException("perf did not start");
+        FileStream? controlStream = null, ackStream = null;
+        try
+        {
+            // perf opens both FIFOs at start-up; opening a FIFO blocks until the other side does, so off this thread, with a limit.
+            using var limit = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            limit.CancelAfter(timeout);
+            Task<FileStream> opening = Task.Run(() => new FileStream(control, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 1, FileOptions.None), CancellationToken.None);
+            controlStream = await opening.WaitAsync(limit.Token).ConfigureAwait(false);
+            ackStream = await Task.Run(() => new FileStream(ack, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.None), CancellationToken.None).WaitAsync(limit.Token).ConfigureAwait(false);
+            var recorder = new PerfRecorder(perf, dataPath, fifos, controlStream, ackStream, rateHz);
+            await recorder.CommandAsync("enable", limit.Token).ConfigureAwait(false);
+            return recorder;
+        }
+        catch (Exception e) when (e is OperationCanceledException or IOException)
+        {
+            string why = perf.HasExited ? (await perf.StandardError.ReadToEndAsync(CancellationToken.None).ConfigureAwait(false)).Trim() : "no acknowledgement";
+            TryKill(perf);
+            perf.Dispose();
+            controlStream?.Dispose();
+            ackStream?.Dispose();
+            Directory.Delete(fifos, recursive: true);
+            TryDelete(dataPath);
+            throw new InvalidOperationException($"perf record did not start: {why}", e);
+        }
+    }
+
+    internal static IEnumerable<string> RecordArguments(string dataPath, int rateHz, string control, string ack) =>
+    [
+        "record", "--all-cpus", "-k", "CLOCK_MONOTONIC", "-F", rateHz.ToString(CultureInfo.InvariantCulture), "-g",
+        "-e", "cpu-clock",
+        // No call chains on the scheduler's events: they are many, and the switch's own stack is always __schedule.
+        "-e", "sched:sched_switch/call-graph=no/",
+        "-e", "sched:sched_wakeup/call-graph=no/",
+        "-e", "major-faults",
+        "--delay", "-1", "--control", $"fifo:{control},{ack}",
+        "--quiet", "-o", dataPath,
+    ];
+
+    /// <summary>
+    /// Stops perf, writes <see cref="PerfFile.PathBeside"/> for <paramref name="tracePath"/> with
+    /// <paramref name="targetPid"/> in its header, and deletes perf.data and the target's perf maps.
+    /// </summary>
+    public async Task<PerfRecording> StopAsync(string tracePath, int targetPid, TimeSpan timeout)
+    {
+        double seconds = _elapsed.Elapsed.TotalSeconds;
+        TimeSpan recordCpu = CpuOf(_perf.Id);
+        if (!_perf.HasExited)
+        {
+            _ = kill(_perf.Id, SigInt);
+        }
+
+        using (var limit = new CancellationTokenSource(timeout))
+        {
+            try
+            {
+                await _perf.WaitForExitAsync(limit.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                TryKill(_perf);
+                throw new InvalidOperationException($"perf record did not stop within {timeout.TotalSeconds:0} s of SIGINT");
+            }
+        }
+
+        if (!File.Exists(_dataPath))
+        {
+            throw new InvalidOperationException($"perf record wrote no data: {(await _stderr.ConfigureAwait(false)).Trim()}");
+        }
+
+        string output = PerfFile.PathBeside(tracePath);
+        TimeSpan scriptCpu = await ScriptAsync(output, targetPid, timeout).ConfigureAwait(false);
+        long dataBytes = new FileInfo(_dataPath).Length;
+        TryDelete(_dataPath);
+        TryDelete($"/tmp/perf-{targetPid}.map");
+        TryDelete($"/tmp/perfinfo-{targetPid}.map");
+        return new PerfRecording(output, new FileInfo(output).Length, dataBytes, seconds, recordCpu, scriptCpu, RateHz);
+    }
+
+    private async Task<TimeSpan> ScriptAsync(string output, int targetPid, TimeSpan timeout)
+    {
+        var start = new ProcessStartInfo(FindTool()!)
+        {
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
+        };
+        foreach (string argument in ScriptArguments(_dataPath))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using Process script = Process.Start(start) ?? throw new InvalidOperationException("perf script did not start");
+        Task<string> errors = script.StandardError.ReadToEndAsync();
+        TimeSpan cpu = TimeSpan.Zero;
+        using var sampling = new Timer(_ => cpu = Max(cpu, CpuOf(script.Id)), null, 100, 100);
+        await using (var file = new FileStream(output, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
+        await using (var gzip = new GZipStream(file, CompressionLevel.Fastest))
+        {
+            gzip.Write(System.Text.Encoding.ASCII.GetBytes(PerfFile.Header(targetPid, RateHz)));
+            using var limit = new CancellationTokenSource(timeout * 4);
+            try
+            {
+                await script.StandardOutput.BaseStream.CopyToAsync(gzip, limit.Token).ConfigureAwait(false);
+                await script.WaitForExitAsync(limit.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                TryKill(script);
+                throw new InvalidOperationException("perf script did not finish in time");
+            }
+        }
+
+        if (script.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"perf script failed ({script.ExitCode}): {(await errors.ConfigureAwait(false)).Trim()}");
+        }
+
+        return cpu;
+    }
+
+    /// <summary>
+    /// Per event kind, only what the analyzer reads: tracepoints (the scheduler's) need no stack;
+    /// software events (cpu-clock, major-faults) carry their call chain, one frame per line.
+    /// </summary>
+    internal static IEnumerable<string> ScriptArguments(string dataPath) =>
+    [
+        "script", "-i", dataPath, "--ns",
+        "-F", "trace:comm,pid,tid,cpu,time,event,trace",
+        "-F", "sw:comm,pid,tid,cpu,time,event,ip,sym,dso",
+    ];
+
+    private async Task CommandAsync(string command, CancellationToken cancellationToken)
+    {
+        byte[] bytes = System.Text.Encoding.ASCII.GetBytes(command + "\n");
+        await _control.WriteAsync(bytes, cancellationToken).ConfigureAwait(false);
+        await _control.FlushAsync(cancellationToken).ConfigureAwait(false);
+        var buffer = new byte[16];
+        int read = await _ack.ReadAsync(buffer, cancellationToken).ConfigureAwait(false);
+        if (read <= 0)
+        {
+            throw new IOException($"perf closed its control FIFO instead of acknowledging '{command}'");
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        TryKill(_perf);
+        await _control.DisposeAsync().ConfigureAwait(false);
+        await _ack.DisposeAsync().ConfigureAwait(false);
+        _perf.Dispose();
+        TryDelete(_dataPath);
+        try
+        {
+            Directory.Delete(_fifoDirectory, recursive: true);
+        }
+        catch (IOException)
+        {
+            // Already gone.
+        }
+    }
+
+    /// <summary>user + system time of a live process, from /proc (zero once it is gone).</summary>
+    internal static TimeSpan CpuOf(int pid)
+    {
+        try
+        {
+            string stat = File.ReadAllText($"/proc/{pid}/stat");
+            // Fields after the command (which may hold spaces) start past its closing parenthesis; utime and stime are the 14th and 15th.
+            string[] fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            long ticks = long.Parse(fields[11], CultureInfo.InvariantCulture) + long.Parse(fields[12], CultureInfo.InvariantCulture);
+            return TimeSpan.FromSeconds(ticks / 100.0);
+        }
+        catch (Exception e) when (e is IOException or FormatException or IndexOutOfRangeException or UnauthorizedAccessException)
+        {
+            return TimeSpan.Zero;
+        }
+    }
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+
+    private static void TryKill(Process process)
+    {
+        try
+        {
+            if (!process.HasExited)
+            {
+                process.Kill();
+            }
+        }
+        catch (InvalidOperationException)
+        {
+            // Exited meanwhile.
+        }
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            File.Delete(path);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // Left for the user; nothing depends on it.
+        }
+    }
+
+    private const int SigInt = 2;
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int kill(int pid, int signal);
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int mkfifo([MarshalAs(UnmanagedType.LPUTF8Str)] string path, uint mode);
+}
+
+/// <summary>What a perf recording left and cost: its file beside the trace, its size, and the recorder's CPU.</summary>
+public sealed record PerfRecording(string Path, long Bytes, long DataBytes, double Seconds, TimeSpan RecordCpu, TimeSpan ScriptCpu, int RateHz);
