@@ -25,7 +25,8 @@ public sealed class SchedulerModelBuilder
     /// <summary>Any event names its thread and process: the only place a thread's process is learnt.</summary>
     public void Saw(int processId, int threadId, string command)
     {
-        if (threadId > 0 && (!_threads.TryGetValue(threadId, out var known) || known.ProcessId == 0))
+        // Threads rename themselves after they start (the runtime's "load-0", ".NET TP Worker"): the latest name wins.
+        if (threadId > 0 && (!_threads.TryGetValue(threadId, out var known) || known.ProcessId != processId || !string.Equals(known.Command, command, StringComparison.Ordinal)))
         {
             _threads[threadId] = new ThreadIdentity(processId, threadId, command);
         }
