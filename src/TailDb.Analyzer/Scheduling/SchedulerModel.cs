@@ -2,7 +2,7 @@ namespace TailDb.Analyzer.Scheduling;
 
 /// <summary>
 /// The scheduler's view of a recording, in the trace's relative milliseconds: each thread of the
-/// traced process as spans of <see cref="ThreadState"/> (covering the recording from each thread's
+/// traced process as spans of <see cref="RunState"/> (covering the recording from each thread's
 /// first switch), who ran on each CPU, and the threads of the whole machine by id. One model for
 /// every source that sees context switches (Linux perf's sched_switch/sched_wakeup; ETW's
 /// CSwitch/ReadyThread would feed the same <see cref="SchedulerModelBuilder"/>).

@@ -11,7 +11,7 @@ public sealed class SchedulerModelBuilder
 {
     private readonly int _processId;
     private readonly Dictionary<int, List<ThreadStateSpan>> _spans = [];
-    private readonly Dictionary<int, (double Since, ThreadState State, int Waker)> _open = [];
+    private readonly Dictionary<int, (double Since, RunState State, int Waker)> _open = [];
     private readonly Dictionary<int, ThreadIdentity> _threads = [];
 
     // Per CPU: who is on it since when, and the machine-wide run history (for naming who a runnable thread waited behind).
@@ -53,9 +53,9 @@ public sealed class SchedulerModelBuilder
             Close(previousThread, timeMSec);
             var state = previousState switch
             {
-                'R' => ThreadState.Runnable,
-                'D' => ThreadState.DiskWait,
-                _ => ThreadState.Sleeping,
+                'R' => RunState.Runnable,
+                'D' => RunState.DiskWait,
+                _ => RunState.Sleeping,
             };
             _open[previousThread] = (timeMSec, state, 0);
         }
@@ -63,7 +63,7 @@ public sealed class SchedulerModelBuilder
         if (Traced(nextThread))
         {
             Close(nextThread, timeMSec);
-            _open[nextThread] = (timeMSec, ThreadState.Running, 0);
+            _open[nextThread] = (timeMSec, RunState.Running, 0);
         }
     }
 
@@ -71,13 +71,13 @@ public sealed class SchedulerModelBuilder
     public void Wakeup(double timeMSec, int thread, int wakerThread)
     {
         _wakeups++;
-        if (!Traced(thread) || !_open.TryGetValue(thread, out var open) || open.State is not (ThreadState.Sleeping or ThreadState.DiskWait))
+        if (!Traced(thread) || !_open.TryGetValue(thread, out var open) || open.State is not (RunState.Sleeping or RunState.DiskWait))
         {
             return;
         }
 
         Close(thread, timeMSec, wakerThread);
-        _open[thread] = (timeMSec, ThreadState.Runnable, 0);
+        _open[thread] = (timeMSec, RunState.Runnable, 0);
     }
 
     public SchedulerModel Build(double endMSec)
@@ -102,7 +102,7 @@ public sealed class SchedulerModelBuilder
             var array = list.ToArray();
             for (var i = 0; i < array.Length; i++)
             {
-                if (array[i].State == ThreadState.Runnable)
+                if (array[i].State == RunState.Runnable)
                 {
                     array[i] = array[i] with { Holder = Holder(array[i].StartMSec, array[i].StopMSec, thread) };
                 }
@@ -130,7 +130,7 @@ public sealed class SchedulerModelBuilder
             _spans.Add(thread, list);
         }
 
-        list.Add(new ThreadStateSpan(open.Since, timeMSec, open.State, open.State is ThreadState.Sleeping or ThreadState.DiskWait ? waker : 0));
+        list.Add(new ThreadStateSpan(open.Since, timeMSec, open.State, open.State is RunState.Sleeping or RunState.DiskWait ? waker : 0));
     }
 
     /// <summary>The thread (not <paramref name="waiting"/>) that was on the CPUs longest within [from, to); 0 when none.</summary>

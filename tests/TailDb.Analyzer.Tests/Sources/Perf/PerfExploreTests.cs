@@ -1,6 +1,6 @@
 using TailDb.Analyzer.Scheduling;
 using TailDb.Analyzer.Sources.Perf;
-using TailDb.Analyzer.Traces;
+using TailDb.Tracing.Sampling;
 using Xunit.Abstractions;
 
 namespace TailDb.Analyzer.Tests.Sources.Perf;
@@ -10,22 +10,30 @@ public sealed class PerfExploreTests(ITestOutputHelper output)
     [Fact]
     public void Explore()
     {
-        var trace = Environment.GetEnvironmentVariable("TAILDB_EXPLORE");
-        if (trace is null) return;
-        var source = PerfSource.TryRead(trace, TraceKind.NetTrace)!;
-        output.WriteLine($"events {source.Events}, samples {source.Samples.Samples.Count}, stacks {source.Samples.Stacks.Count}, switches {source.Scheduler.Switches}, wakeups {source.Scheduler.Wakeups}");
-        output.WriteLine($"first sample {source.Samples.Samples[0].TimeRelativeMSec:0.000} last {source.Samples.Samples[^1].TimeRelativeMSec:0.000}");
+        var path = Environment.GetEnvironmentVariable("TAILDB_EXPLORE_PERF");
+        if (path is null) return;
+        var header = PerfFile.ReadHeader(path)!;
+        var source = PerfSource.Read(path, header, 0);
+        output.WriteLine($"events {source.Events}, samples {source.Samples.Samples.Count}, switches {source.Scheduler.Switches}");
         foreach (var thread in source.Scheduler.Threads)
         {
-            var spans = source.Scheduler.SpansOf(thread);
-            var byState = new double[4];
-            foreach (var s in spans) byState[(int)s.State] += s.StopMSec - s.StartMSec;
-            output.WriteLine($"{thread} {source.Scheduler.Identify(thread).Command}: {spans.Length} spans, run {byState[0]:0} runnable {byState[1]:0} sleep {byState[2]:0} disk {byState[3]:0} ms; first {spans[0].StartMSec:0.0}");
-        }
-
-        foreach (var stack in source.Samples.Stacks.Take(5))
-        {
-            output.WriteLine(string.Join(" <- ", stack.Take(6)));
+            var who = source.Scheduler.Identify(thread);
+            if (!who.Command.StartsWith("load", StringComparison.Ordinal)) continue;
+            foreach (var span in source.Scheduler.SpansOf(thread))
+            {
+                if (span.StopMSec - span.StartMSec < 10) continue;
+                output.WriteLine($"{who.Command} {span.State} {span.StartMSec:0.0}..{span.StopMSec:0.0} = {span.StopMSec - span.StartMSec:0.0} ms holder {source.Scheduler.Describe(span.Holder)}");
+                if (span.State != RunState.Running) continue;
+                var counts = new Dictionary<string, int>();
+                foreach (var s in source.Samples.Samples)
+                {
+                    if (s.ThreadId != thread || s.TimeRelativeMSec < span.StartMSec || s.TimeRelativeMSec > span.StopMSec) continue;
+                    var stack = source.Samples.Stacks[s.StackId];
+                    var key = string.Join(" <- ", stack.Take(4)) + " ... " + string.Join(" <- ", stack.Where(f => !f.StartsWith("lib", StringComparison.Ordinal) && !f.StartsWith("kernel", StringComparison.Ordinal)).Take(3));
+                    counts[key] = counts.GetValueOrDefault(key) + 1;
+                }
+                foreach (var (k, n) in counts.OrderByDescending(c => c.Value).Take(6)) output.WriteLine($"   {n,4} {k}");
+            }
         }
     }
 }

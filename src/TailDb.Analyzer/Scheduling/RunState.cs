@@ -1,7 +1,7 @@
 namespace TailDb.Analyzer.Scheduling;
 
 /// <summary>Where a thread was, as the scheduler saw it.</summary>
-public enum ThreadState : byte
+public enum RunState : byte
 {
     /// <summary>On a CPU.</summary>
     Running,
@@ -17,11 +17,11 @@ public enum ThreadState : byte
 }
 
 /// <summary>
-/// One stretch of a thread's time in one state. For <see cref="ThreadState.Runnable"/>,
+/// One stretch of a thread's time in one state. For <see cref="RunState.Runnable"/>,
 /// <see cref="Holder"/> is the thread that had the CPUs most of that time (who it waited behind);
 /// for a sleep, <see cref="Holder"/> is the thread that woke it (0: an interrupt or unknown).
 /// </summary>
-public readonly record struct ThreadStateSpan(double StartMSec, double StopMSec, ThreadState State, int Holder);
+public readonly record struct ThreadStateSpan(double StartMSec, double StopMSec, RunState State, int Holder);
 
 /// <summary>A thread of the machine, as the scheduler events name it.</summary>
 public readonly record struct ThreadIdentity(int ProcessId, int ThreadId, string Command);
