@@ -16,6 +16,15 @@ public enum InjectionKind
 
     /// <summary>The injector allocates (and holds until done) a burst of memory: GCs the app did not ask for.</summary>
     AllocBurst,
+
+    /// <summary>
+    /// Another process, pinned to load thread 0's CPU (the thread is pinned there too), spins at
+    /// real-time priority: the load thread is runnable and not run. Only the scheduler's view (perf) sees it.
+    /// </summary>
+    CpuHog,
+
+    /// <summary>One request touches fresh memory (a new mapping, every page written, then unmapped): the kernel zeroes each page it faults in.</summary>
+    PageFaults,
 }
 
 /// <summary>
@@ -30,6 +39,8 @@ public sealed record Injection(InjectionKind Kind, double EverySeconds, double H
         InjectionKind.Gc => F($"gc:every={EverySeconds}s"),
         InjectionKind.Lock => F($"lock:every={EverySeconds}s,hold={HoldMilliseconds}ms"),
         InjectionKind.Sleep => F($"sleep:every={EverySeconds}s,ms={HoldMilliseconds}"),
+        InjectionKind.CpuHog => F($"cpu-hog:every={EverySeconds}s,ms={HoldMilliseconds}"),
+        InjectionKind.PageFaults => F($"page-faults:every={EverySeconds}s,mb={Megabytes}"),
         _ => F($"alloc-burst:every={EverySeconds}s,mb={Megabytes}"),
     };
 

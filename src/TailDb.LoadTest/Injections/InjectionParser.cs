@@ -9,7 +9,7 @@ namespace TailDb.LoadTest.Injections;
 /// </summary>
 public static class InjectionParser
 {
-    public const string Usage = "gc:every=2s, lock:every=3s,hold=20ms, sleep:every=5s,ms=15 or alloc-burst:every=4s,mb=64";
+    public const string Usage = "gc:every=2s, lock:every=3s,hold=20ms, sleep:every=5s,ms=15, alloc-burst:every=4s,mb=64, cpu-hog:every=3s,ms=20 or page-faults:every=4s,mb=64";
 
     public static bool TryParse(string text, out Injection? injection, out string? problem)
     {
@@ -23,6 +23,8 @@ public static class InjectionParser
             "lock" => InjectionKind.Lock,
             "sleep" => InjectionKind.Sleep,
             "alloc-burst" => InjectionKind.AllocBurst,
+            "cpu-hog" => InjectionKind.CpuHog,
+            "page-faults" => InjectionKind.PageFaults,
             _ => null,
         };
         if (kind is null)
@@ -46,7 +48,7 @@ public static class InjectionParser
         {
             InjectionKind.Gc => ["every"],
             InjectionKind.Lock => ["every", "hold"],
-            InjectionKind.Sleep => ["every", "ms"],
+            InjectionKind.Sleep or InjectionKind.CpuHog => ["every", "ms"],
             _ => ["every", "mb"],
         };
         if (settings.Keys.FirstOrDefault(k => !allowed.Contains(k, StringComparer.OrdinalIgnoreCase)) is { } unknown)
@@ -68,8 +70,11 @@ public static class InjectionParser
             case InjectionKind.Sleep when TryDuration(settings, "ms", "ms", 15, text, out double ms, out problem):
                 injection = new Injection(InjectionKind.Sleep, every / 1000, ms);
                 return true;
-            case InjectionKind.AllocBurst when TryCount(settings, "mb", 64, text, out int mb, out problem):
-                injection = new Injection(InjectionKind.AllocBurst, every / 1000, Megabytes: mb);
+            case InjectionKind.CpuHog when TryDuration(settings, "ms", "ms", 20, text, out double spin, out problem):
+                injection = new Injection(InjectionKind.CpuHog, every / 1000, spin);
+                return true;
+            case InjectionKind.AllocBurst or InjectionKind.PageFaults when TryCount(settings, "mb", 64, text, out int mb, out problem):
+                injection = new Injection(kind.Value, every / 1000, Megabytes: mb);
                 return true;
             case InjectionKind.Gc:
                 injection = new Injection(InjectionKind.Gc, every / 1000);

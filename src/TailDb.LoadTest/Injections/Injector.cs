@@ -21,6 +21,9 @@ public enum RequestEffect : byte
 
     /// <summary>The request's handler took a due sleep.</summary>
     Slept = 2,
+
+    /// <summary>The request's handler touched a due page-faults injection's fresh memory.</summary>
+    Faulted = 4,
 }
 
 /// <summary>
@@ -41,13 +44,19 @@ public sealed class Injector : IDisposable
     private int _windowCount;
     private Thread? _thread;
 
-    // The sleep due next: its injection index + 1, 0 when none is due.
+    // The sleep (or page-faults touch) due next: its injection index + 1, 0 when none is due.
     private int _sleepDue;
+    private int _faultDue;
+
+    // The cpu-hog's process, and whether load thread 0 has pinned itself to the hog's CPU yet.
+    private readonly CpuHog? _hog;
+    private bool _pinned;
 
     public Injector(IReadOnlyList<Injection> injections)
     {
         _injections = injections;
         Gate = injections.Any(i => i.Kind == InjectionKind.Lock) ? new object() : null;
+        _hog = injections.Any(i => i.Kind == InjectionKind.CpuHog) ? CpuHog.Start() : null;
     }
 
     public IReadOnlyList<Injection> Injections => _injections;
@@ -102,6 +111,24 @@ public sealed class Injector : IDisposable
             }
         }
 
+        if (_hog is not null && thread == 0 && !_pinned)
+        {
+            // Once, in the rehearsal: the hog's victim is the load thread that shares its CPU.
+            _pinned = CpuHog.Pin(CpuHog.Cpu);
+        }
+
+        if (Volatile.Read(ref _faultDue) != 0)
+        {
+            int due = Interlocked.Exchange(ref _faultDue, 0);
+            if (due != 0)
+            {
+                long start = Stopwatch.GetTimestamp();
+                TouchFreshMemory(_injections[due - 1].Megabytes);
+                Record(new InjectionWindow(due - 1, start, Stopwatch.GetTimestamp(), thread));
+                effect |= RequestEffect.Faulted;
+            }
+        }
+
         if (Volatile.Read(ref _sleepDue) != 0)
         {
             int due = Interlocked.Exchange(ref _sleepDue, 0);
@@ -126,12 +153,30 @@ public sealed class Injector : IDisposable
         _thread?.Join();
         // A sleep that came due after the last request was sent never happened.
         Volatile.Write(ref _sleepDue, 0);
+        Volatile.Write(ref _faultDue, 0);
     }
 
     public void Dispose()
     {
         Stop();
         _stop.Dispose();
+        _hog?.Dispose();
+    }
+
+    /// <summary>
+    /// A fresh anonymous mapping (native, so no GC sees it), one byte written per page so the kernel
+    /// faults in and zeroes every page, then unmapped: the time is the page faults'.
+    /// </summary>
+    private static unsafe void TouchFreshMemory(int megabytes)
+    {
+        nuint bytes = (nuint)megabytes * 1024 * 1024;
+        byte* memory = (byte*)System.Runtime.InteropServices.NativeMemory.Alloc(bytes);
+        for (nuint at = 0; at < bytes; at += 4096)
+        {
+            memory[at] = 1;
+        }
+
+        System.Runtime.InteropServices.NativeMemory.Free(memory);
     }
 
     private void Run(long origin, double[] next, bool repeat)
@@ -184,6 +229,13 @@ public sealed class Injector : IDisposable
             case InjectionKind.Sleep:
                 // Taken (and recorded) by the next request's thread.
                 Volatile.Write(ref _sleepDue, index + 1);
+                return;
+            case InjectionKind.PageFaults:
+                Volatile.Write(ref _faultDue, index + 1);
+                return;
+            case InjectionKind.CpuHog:
+                var (spinStart, spinStop) = _hog!.Spin(injection.HoldMilliseconds);
+                Record(new InjectionWindow(index, spinStart, spinStop, 0));
                 return;
             case InjectionKind.AllocBurst:
                 AllocateBurst(injection.Megabytes);

@@ -110,6 +110,7 @@ public sealed record TruthFile(
     {
         InjectionKind.Lock => (effect & RequestEffect.WaitedOnGate) != 0,
         InjectionKind.Sleep => (effect & RequestEffect.Slept) != 0,
+        InjectionKind.PageFaults => (effect & RequestEffect.Faulted) != 0,
         _ => true,
     };
 
