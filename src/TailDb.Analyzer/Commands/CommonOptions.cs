@@ -1,4 +1,5 @@
 using System.CommandLine;
+using TailDb.Tracing.Sampling;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
@@ -66,8 +67,40 @@ internal static class CommonOptions
 
     public static readonly Option<bool> NoSamples = new("--no-samples")
     {
-        Description = "Leave out the sample profiler (no stacks; no sampler suspensions either).",
+        Description = "No CPU samples (the same as --sampler off).",
     };
+
+    public static readonly Option<SamplerKind?> Sampler = new("--sampler")
+    {
+        Description = "What takes the CPU samples: perf (in the kernel, with the scheduler's switches; root and linux-perf), eventpipe (the runtime's sample profiler, which suspends the runtime on every tick) or off. Default: perf where it can run, else eventpipe.",
+        HelpName = "perf|eventpipe|off",
+        CustomParser = result =>
+        {
+            var token = result.Tokens.Count > 0 ? result.Tokens[^1].Value : "";
+            SamplerKind? kind = token.ToLowerInvariant() switch
+            {
+                "perf" => SamplerKind.Perf,
+                "eventpipe" => SamplerKind.EventPipe,
+                "off" => SamplerKind.Off,
+                _ => null,
+            };
+            if (kind is null)
+            {
+                result.AddError($"--sampler must be one of perf, eventpipe, off (got '{token}')");
+            }
+
+            return kind;
+        },
+    };
+
+    /// <summary>--sampler, with --no-samples as its short form for off; an explicit perf that cannot run is a one-line error.</summary>
+    public static SamplerChoice ResolveSampler(ParseResult parseResult)
+    {
+        ArgumentNullException.ThrowIfNull(parseResult);
+        var requested = parseResult.GetValue(NoSamples) ? SamplerKind.Off : parseResult.GetValue(Sampler);
+        var choice = SamplerChoice.Resolve(requested, null, out var problem);
+        return problem is null ? choice : throw new AnalyzerException(ExitCode.BadArguments, problem);
+    }
 
     public static readonly Option<bool> NoStacks = new("--no-stacks") { Description = "Skip reading the samples' stacks (faster; no frames, no sample causes)." };
 

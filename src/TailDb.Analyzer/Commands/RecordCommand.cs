@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
 using TailDb.Tracing.Recording;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Commands;
 
@@ -33,20 +34,20 @@ internal static class RecordCommand
         AllowMultipleArgumentsPerToken = false,
     };
 
-    public sealed record Settings(int? ProcessId, FileInfo Output, double? DurationSeconds, bool Samples, string[] Providers, string[] Command);
+    public sealed record Settings(int? ProcessId, FileInfo Output, double? DurationSeconds, SamplerChoice Sampler, string[] Providers, string[] Command);
 
     public static Command Create()
     {
         var command = new Command("record", "Record a trace with the providers TailDb's load test uses.")
         {
-            CommonOptions.ProcessId, Output, Duration, CommonOptions.NoSamples, Providers, CommonOptions.LaunchCommand,
+            CommonOptions.ProcessId, Output, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, Providers, CommonOptions.LaunchCommand,
         };
         command.SetAction((parseResult, cancellationToken) => RunAsync(
             new Settings(
                 parseResult.GetValue(CommonOptions.ProcessId),
                 parseResult.GetValue(Output)!,
                 parseResult.GetValue(Duration),
-                !parseResult.GetValue(CommonOptions.NoSamples),
+                CommonOptions.ResolveSampler(parseResult),
                 parseResult.GetValue(Providers) ?? [],
                 parseResult.GetValue(CommonOptions.LaunchCommand) ?? []),
             Console.Out,
@@ -68,24 +69,79 @@ internal static class RecordCommand
             throw new AnalyzerException(ExitCode.BadArguments, "--duration must be positive");
         }
 
-        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, settings.Providers));
+        var sampler = settings.Sampler;
+        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, settings.Providers));
+        log.WriteLine($"sampler: {sampler.Describe()}");
+        var path = settings.Output.FullName;
         if (settings.ProcessId is { } pid)
         {
-            await using EventPipeRecorder recorder = await SessionStart.AttachAsync("record", pid, () => EventPipeRecorder.AttachAsync(pid, settings.Output.FullName, options, cancellationToken));
-            log.WriteLine($"recording process {pid} into {settings.Output.FullName}");
+            if (sampler.Kind == SamplerKind.Perf)
+            {
+                log.WriteLine("attached: JIT code is named only if the process started with DOTNET_PerfMapEnabled=1 and DOTNET_EnableWriteXorExecute=0 (perf cannot name code in W^X's /memfd:doublemapper)");
+            }
+            else if (sampler.Kind == SamplerKind.EventPipe && sampler.EventPipeIntervalMs != SamplerChoice.DefaultEventPipeIntervalMs)
+            {
+                log.WriteLine($"attached: the sampling interval is read at start-up ({SamplerChoice.EventPipeRateVariable}); this process keeps its own");
+            }
+
+            await using var attachedPerf = await StartPerfAsync(sampler, path, cancellationToken);
+            await using EventPipeRecorder recorder = await SessionStart.AttachAsync("record", pid, () => EventPipeRecorder.AttachAsync(pid, path, options, cancellationToken));
+            log.WriteLine($"recording process {pid} into {path}");
             await WaitForEndAsync(pid, null, settings.DurationSeconds, cancellationToken);
-            log.WriteLine($"wrote {await recorder.StopAsync(DrainTimeout):N0} bytes to {settings.Output.FullName}");
+            log.WriteLine($"wrote {await recorder.StopAsync(DrainTimeout):N0} bytes to {path}");
+            await StopPerfAsync(attachedPerf, path, pid, log);
             return (int)ExitCode.Success;
         }
 
-        await using RecordedChild child = await SessionStart.LaunchAsync("record", settings.Command,
-            start => RecordedChild.StartAsync(start, settings.Output.FullName, options, ConnectTimeout, cancellationToken));
-        log.WriteLine($"recording process {child.Process.Id} into {settings.Output.FullName}");
+        // perf first: the child stays suspended on its diagnostic port until the session runs, so its first instruction is in both.
+        await using var perf = await StartPerfAsync(sampler, path, cancellationToken);
+        await using RecordedChild child = await SessionStart.LaunchAsync("record", settings.Command, start =>
+        {
+            sampler.Configure(start);
+            return RecordedChild.StartAsync(start, path, options, ConnectTimeout, cancellationToken);
+        });
+        log.WriteLine($"recording process {child.Process.Id} into {path}");
         await WaitForEndAsync(child.Process.Id, child.Process, settings.DurationSeconds, cancellationToken);
-        log.WriteLine($"wrote {await child.StopAsync(DrainTimeout):N0} bytes to {settings.Output.FullName}");
+        log.WriteLine($"wrote {await child.StopAsync(DrainTimeout):N0} bytes to {path}");
+        await StopPerfAsync(perf, path, child.Process.Id, log);
         await child.Process.WaitForExitAsync(CancellationToken.None);
         log.WriteLine($"command exited with code {child.Process.ExitCode}");
         return (int)ExitCode.Success;
+    }
+
+    private static async Task<PerfRecorder?> StartPerfAsync(SamplerChoice sampler, string tracePath, CancellationToken cancellationToken)
+    {
+        if (sampler.Kind != SamplerKind.Perf)
+        {
+            return null;
+        }
+
+        try
+        {
+            return await PerfRecorder.StartAsync(tracePath, sampler.RateHz, ConnectTimeout, cancellationToken);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new AnalyzerException(ExitCode.RecordingFailed, $"record: --sampler perf: {e.Message}", e);
+        }
+    }
+
+    private static async Task StopPerfAsync(PerfRecorder? perf, string tracePath, int pid, TextWriter log)
+    {
+        if (perf is null)
+        {
+            return;
+        }
+
+        try
+        {
+            var recording = await perf.StopAsync(tracePath, pid, DrainTimeout);
+            log.WriteLine($"perf wrote {recording.Bytes:N0} bytes to {recording.Path} (recorder CPU {recording.RecordCpu.TotalSeconds:0.00} s, symbol resolution {recording.ScriptCpu.TotalSeconds:0.00} s)");
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new AnalyzerException(ExitCode.RecordingFailed, $"record: --sampler perf: {e.Message}", e);
+        }
     }
 
     private static async Task WaitForEndAsync(int pid, Process? child, double? durationSeconds, CancellationToken cancellationToken)
