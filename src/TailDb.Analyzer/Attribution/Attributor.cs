@@ -1,5 +1,6 @@
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Scheduling;
 
 namespace TailDb.Analyzer.Attribution;
 
@@ -20,10 +21,10 @@ internal sealed class Attributor
     // that falls inside one of them was taken while the thread served the request in front.
     private readonly EarlierRequestsCause? _services;
 
-    public Attributor(ComputerSet set, SampleComputer? samples)
+    public Attributor(ComputerSet set, SampleComputer? samples, SchedulerModel? scheduler = null)
     {
         ArgumentNullException.ThrowIfNull(set);
-        var inputs = new CauseInputs(set, samples);
+        var inputs = new CauseInputs(set, samples, scheduler);
         _classifier = inputs.Classifier;
         _causes = CauseRegistry.Build(inputs);
         Array.Fill(_sampleSlot, -1);

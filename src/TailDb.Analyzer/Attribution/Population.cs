@@ -122,7 +122,7 @@ internal sealed class Population
         var pairing = set.Requests.Pairing switch
         {
             PairingMode.ActivityId => "ActivityID",
-            PairingMode.Thread => "thread (ActivityIDs were empty: TplEventSource keyword 0x80 was off, so async requests that hop threads cannot be paired)",
+            PairingMode.Thread => "thread (the Start/Stop events carry no ActivityID, as for requests served on one thread such as the load test's; async requests that hop threads need TplEventSource keyword 0x80 on)",
             PairingMode.Mixed => $"ActivityID, and thread for {Counted.Of(set.Requests.PairedByThread, "request")} whose ActivityIDs were empty",
             _ => "none",
         };

@@ -18,7 +18,9 @@ internal static class ProfileBuilder
         var slowWindows = SlowWindows(set, samples, attributor, slowIndices, slowTime);
         var wholeBasis = samples is null
             ? "no samples"
-            : $"all {Counted.Of(samples.TotalSamples, "sample")} of the run, every thread (what a CPU profile shows; no GC inside: none are taken during a GC)";
+            : samples.Set.OnCpuOnly
+                ? $"all {Counted.Of(samples.TotalSamples, "on-CPU sample")} of the run, every thread (what a CPU profile shows)"
+                : $"all {Counted.Of(samples.TotalSamples, "sample")} of the run, every thread (what a CPU profile shows; no GC inside: none are taken during a GC)";
         return new ProfileSection(wholeBasis, wholeRun,
             "the slow requests' windows: their own thread's samples, plus process-wide pauses as [bracketed] time", slowWindows);
     }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources.Perf;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Traces;
 using TailDb.Cli;
@@ -33,7 +34,8 @@ internal static class SlowestAnalysis
         // a moment, where TraceEvent can spend seconds allocating gigabytes for a corrupt metadata
         // field count before it fails (found by the byte-mutation tests).
         var kind = TraceFile.Check(settings.TracePath);
-        var (samples, stacks) = ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
+        var perf = stackReader is null ? null : PerfSource.TryRead(settings.TracePath, kind, cancellationToken);
+        var (samples, stacks) = perf is not null ? FromPerf(perf) : ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
         var selection = RequestSources.Resolve(settings.TracePath, settings.Selection, kind, framingChecked: samples is not null);
         // A trace the stack reader read to its end has had its framing checked (truncated ones keep the walk:
         // it is what names the truncation).
@@ -54,7 +56,7 @@ internal static class SlowestAnalysis
                 $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)} (choose others with --provider/--activity, --phase)");
         }
 
-        var attributor = new Attributor(set, samples);
+        var attributor = new Attributor(set, samples, perf?.Scheduler);
         var (threshold, selectionText) = SlowThreshold(settings, population);
         inspect?.Invoke(set, samples, scope, threshold);
         var tally = Tally.Measure(set, scope, attributor, threshold);
@@ -65,7 +67,7 @@ internal static class SlowestAnalysis
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
         var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly);
         var sentence = Verdicts.Sentence(verdict, selectionText, tally.SlowCount, threshold, samples?.IntervalMSec);
-        var notes = Notes(set, samples, stacks, attributor, tally, scope);
+        var notes = Notes(set, samples, stacks, attributor, tally, scope, perf is not null);
         return new SlowestReport("slowest", SlowestReport.CurrentSchemaVersion,
             Population.TraceSection(set, samples, stacks),
             new PopulationSection(selection.Provider, population.Activities, population.Nested, population.Paired, selectionText, tally.SlowCount,
@@ -84,7 +86,7 @@ internal static class SlowestAnalysis
         return (population.KthLongest(k), $"slowest {settings.Percent.ToString("0.###", CultureInfo.InvariantCulture)}%");
     }
 
-    private static List<string> Notes(ComputerSet set, SampleComputer? samples, string stacks, Attributor attributor, Tally tally, AnalysisScope scope)
+    private static List<string> Notes(ComputerSet set, SampleComputer? samples, string stacks, Attributor attributor, Tally tally, AnalysisScope scope, bool kernelSampler)
     {
         var notes = Population.CommonNotes(set.Facts, set);
         var (pauses, pausedMs, overlappedMs) = GcOutsideRequests(set, attributor.Causes, tally);
@@ -99,6 +101,11 @@ internal static class SlowestAnalysis
         if (samples is null)
         {
             notes.Add($"No CPU samples attributed: {stacks}.");
+        }
+        else if (kernelSampler)
+        {
+            notes.Add("perf samples a thread only while it runs: its time off the CPU is the scheduler's lines (waiting for a CPU, asleep, in the kernel), with who held the CPU or woke it. " +
+                "The traced process ran with DOTNET_PerfMapEnabled=1 and W^X off (DOTNET_EnableWriteXorExecute=0) so perf could name its JIT code; framework code precompiled ReadyToRun is named by module and offset.");
         }
         else
         {
@@ -136,6 +143,14 @@ internal static class SlowestAnalysis
         }
 
         return (set.Gc.Pauses.Count, paused, overlapped);
+    }
+
+    /// <summary>perf's samples and scheduler events, beside the trace: the kernel sampled, the runtime never stopped for it.</summary>
+    private static (SampleComputer? Samples, string Status) FromPerf(PerfSource perf)
+    {
+        var status = $"{Counted.Of(perf.Samples.Samples.Count, "on-CPU sample")} by perf at {perf.Header.RateHz} Hz per CPU (in the kernel: the runtime never stopped for them) " +
+            $"and {Counted.Of(perf.Scheduler.Switches, "context switch", "context switches")}, {Counted.Of(perf.Scheduler.Wakeups, "wake-up")} from {Path.GetFileName(perf.Path)}";
+        return (perf.Samples.Samples.Count > 0 ? new SampleComputer(perf.Samples) : null, status);
     }
 
     private static (SampleComputer? Samples, string Status) ReadSamples(string path, IStackSampleReader? reader, TraceKind kind, CancellationToken cancellationToken)

@@ -17,11 +17,17 @@ internal static class Verdicts
         CauseRow? top = null;
         CauseRow? queuedBehind = null;
         var overheadMs = 0.0;
+        var cpuWaitMs = 0.0;
         foreach (var row in rows)
         {
             if (row.Unit != CauseUnit.Milliseconds)
             {
                 continue;
+            }
+
+            if (row.Kind == CauseKind.CpuWait)
+            {
+                cpuWaitMs += row.SlowTotal;
             }
 
             if (row.Measurement)
@@ -43,13 +49,15 @@ internal static class Verdicts
         top ??= queuedBehind;
 
         var overhead = slowTime > 0 ? Math.Round(Math.Min(1, overheadMs / slowTime), 4) : 0;
+        var cpuWait = slowTime > 0 ? Math.Round(Math.Min(1, cpuWaitMs / slowTime), 4) : 0;
+        var behind = queuedBehind is not null && queuedBehind != top ? queuedBehind.SlowShare : 0;
         if (top is null || top.SlowShare == 0)
         {
-            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis);
+            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis, cpuWait, behind);
         }
 
         var queueShare = slowTime > 0 ? Math.Round(Math.Min(top.SlowShare, top.SlowQueueTotal / slowTime), 4) : 0;
-        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis);
+        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis, cpuWait, behind);
     }
 
     public static string Sentence(VerdictSection verdict, string selection, long slowCount, double threshold, double? samplingIntervalMs)
@@ -75,13 +83,43 @@ internal static class Verdicts
             ? $" (the rest of the requests: {Pct(verdict.RestShare)}; {CauseRow.Spell(verdict.Lift)} over-represented in the tail)"
             : " (and none of the rest's)";
         var where = verdict.Basis == LatencyBasis.Response && verdict.SlowShare > 0
-            ? $", {Pct(verdict.QueueShare)} of it while queued before service"
+            ? $" {Pct(verdict.QueueShare)} of the slow set's time in it fell while the requests were queued before service."
             : "";
         var cause = verdict.Kind == CauseKind.Samples ? $"{verdict.Cause}, by CPU samples on the request's thread" : verdict.Cause;
         var main = verdict.SlowShare < 0.1
             ? $"No single recorded cause explains {who} {latency}: the largest, {cause}, covers only {Pct(verdict.SlowShare)}{rest}."
-            : $"{Pct(verdict.SlowShare)} of {who} {latency} was spent in {cause}{where}{rest}.";
-        return main + basis + overhead;
+            : $"{Pct(verdict.SlowShare)} of {who} {latency} was spent in {cause}{rest}.{where}";
+        if (verdict.QueuedBehindShare >= 0.25 && verdict.SlowShare < verdict.QueuedBehindShare)
+        {
+            // Queueing says where the time went, not why: lead with it, and with what held the requests in front, if anything did.
+            main = $"{Pct(verdict.QueuedBehindShare)} of {who} {latency} was queueing behind earlier requests on the same thread; " +
+                (verdict.SlowShare >= 0.1
+                    ? $"the largest recorded cause of what held them is {cause}, {Pct(verdict.SlowShare)}{rest}."
+                    : $"no recorded cause explains what held those earlier requests (the largest, {cause}, covers {Pct(verdict.SlowShare)}): their own service was slow, or the thread had no CPU and nothing recorded the scheduler (record with --sampler perf).");
+        }
+
+        return Lead(verdict) + main + basis + overhead;
+    }
+
+    /// <summary>
+    /// What must come first: a tail the machine made (the requests' threads waited for a CPU), or one
+    /// the measurement made (over a quarter of the slow set's time was the sampler's or tracing's cost).
+    /// </summary>
+    private static string Lead(VerdictSection verdict)
+    {
+        if (verdict.CpuWaitShare >= 0.25)
+        {
+            return $"The machine made this tail: the requests' threads were runnable but had no CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time. " +
+                "Use fewer load threads than cores, a quieter machine, or pin the load away from other work with taskset. ";
+        }
+
+        if (verdict.MeasurementOverheadShare >= 0.25)
+        {
+            return $"The measurement made much of this tail: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time was the sampler's or tracing's own cost. " +
+                "Record again with --sampler perf (samples in the kernel) or --sampler off. ";
+        }
+
+        return "";
     }
 
     private static string Pct(double share) => (share * 100).ToString(share < 0.1 ? "0.#" : "0", CultureInfo.InvariantCulture) + "%";

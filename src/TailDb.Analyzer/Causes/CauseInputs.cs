@@ -1,11 +1,15 @@
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Intervals;
+using TailDb.Analyzer.Scheduling;
 
 namespace TailDb.Analyzer.Causes;
 
 /// <summary>What causes are made from: the trace's computers, its samples, and the views of them several causes share.</summary>
-internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples)
+internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, SchedulerModel? scheduler = null)
 {
+    /// <summary>The scheduler's view (perf's sched_switch/sched_wakeup), when the recording has one.</summary>
+    public SchedulerModel? Scheduler { get; } = scheduler;
+
     private (double Start, double Stop)[]? _gcPauses;
     private (double Start, double Stop)[]? _stopped;
 

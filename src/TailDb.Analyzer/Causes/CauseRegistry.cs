@@ -18,6 +18,9 @@ internal static class CauseRegistry
         NestedActivityCause.From,
         SampleCause.From,
         EarlierRequestsCause.From,
+        CpuWaitCause.From,
+        OffCpuCause.From,
+        MajorFaultsCause.From,
     ];
 
     public static List<ICause> Build(CauseInputs inputs)

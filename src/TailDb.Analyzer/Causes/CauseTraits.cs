@@ -53,6 +53,18 @@ internal enum CauseKind
     /// sampler suspended them. The measurement's cost, amplified by the app; never the verdict.
     /// </summary>
     SafePointWait,
+
+    /// <summary>
+    /// The request's thread was runnable but not on a CPU (preempted, or woken and not yet run), by
+    /// the scheduler's events: the machine's cause, naming who held the CPUs.
+    /// </summary>
+    CpuWait,
+
+    /// <summary>The request's thread was off the CPU by its own doing or the kernel's (asleep on a wait, lock or timer; in disk I/O), by the scheduler's events.</summary>
+    OffCpu,
+
+    /// <summary>Major page faults (a page read from disk) on the request's thread, counted by the kernel.</summary>
+    MajorFaults,
 }
 
 /// <summary>Which part of a request's response time a measurement covers.</summary>

@@ -21,6 +21,15 @@ internal enum SampleCategory : byte
     /// tick that took this very sample stopped the thread there), which a nogc run shows alone.
     /// </summary>
     SafePoint,
+
+    /// <summary>The kernel servicing a page fault (zeroing or reading in a page): seen only by a kernel sampler (perf).</summary>
+    PageFault,
+
+    /// <summary>The runtime's own native code (libcoreclr: allocation slow paths, GC work, stubs, type loads), seen by perf.</summary>
+    Runtime,
+
+    /// <summary>Other kernel work (system calls, interrupts) with no managed frame to name it, seen by perf.</summary>
+    Kernel,
 }
 
 /// <summary>
@@ -118,6 +127,9 @@ internal sealed class SampleComputer
         SampleCategory.ThreadPool => "thread pool",
         SampleCategory.Framework => "framework code",
         SampleCategory.Tracing => "event tracing (EventSource / EventPipe)",
+        SampleCategory.PageFault => "page faults (the kernel zeroing or reading in pages)",
+        SampleCategory.Runtime => "the runtime's native code (libcoreclr: allocation, GC work, stubs)",
+        SampleCategory.Kernel => "kernel (system calls, interrupts)",
         _ => "unresolved / native",
     };
 
@@ -137,8 +149,31 @@ internal sealed class SampleComputer
         }
 
         var leaf = Strip(stack[0]);
+        var kernelOnly = true;
         foreach (var raw in stack)
         {
+            // A kernel sampler's native frames (docs/sampling.md): the module decides, leaf first.
+            if (Sources.Perf.PerfFrames.IsPageFault(raw))
+            {
+                return (SampleCategory.PageFault, leaf);
+            }
+
+            if (raw.StartsWith(Sources.Perf.PerfFrames.Kernel + "!", StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            kernelOnly = false;
+            if (raw.StartsWith("libclrjit.so", StringComparison.Ordinal))
+            {
+                return (SampleCategory.Jit, leaf);
+            }
+
+            if (raw.StartsWith("libcoreclr.so", StringComparison.Ordinal))
+            {
+                return (SampleCategory.Runtime, leaf);
+            }
+
             var frame = Strip(raw);
             if (Matches(frame, s_safePoint))
             {
@@ -186,7 +221,7 @@ internal sealed class SampleComputer
             }
         }
 
-        return (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
+        return kernelOnly ? (SampleCategory.Kernel, leaf) : (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
     }
 
     /// <summary>"module!Namespace.Type.Method(args)" → "Namespace.Type.Method".</summary>

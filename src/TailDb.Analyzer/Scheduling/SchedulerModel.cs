@@ -12,8 +12,10 @@ public sealed class SchedulerModel
     private readonly Dictionary<int, ThreadStateSpan[]> _spans;
     private readonly Dictionary<int, ThreadIdentity> _threads;
 
-    internal SchedulerModel(int processId, Dictionary<int, ThreadStateSpan[]> spans, Dictionary<int, ThreadIdentity> threads, long switches, long wakeups)
+    internal SchedulerModel(
+        int processId, Dictionary<int, ThreadStateSpan[]> spans, Dictionary<int, ThreadIdentity> threads, long switches, long wakeups, Dictionary<int, List<double>> majorFaults)
     {
+        MajorFaults = majorFaults;
         ProcessId = processId;
         _spans = spans;
         _threads = threads;
@@ -26,6 +28,9 @@ public sealed class SchedulerModel
     public long Switches { get; }
 
     public long Wakeups { get; }
+
+    /// <summary>Major page faults of the traced process's threads, by thread, in time order.</summary>
+    public IReadOnlyDictionary<int, List<double>> MajorFaults { get; }
 
     public IEnumerable<int> Threads => _spans.Keys;
 

@@ -17,6 +17,7 @@ public sealed class SchedulerModelBuilder
     // Per CPU: who is on it since when, and the machine-wide run history (for naming who a runnable thread waited behind).
     private readonly Dictionary<int, (int Thread, double Since)> _onCpu = [];
     private readonly List<(double Start, double Stop, int Thread)> _runs = [];
+    private readonly Dictionary<int, List<double>> _majorFaults = [];
     private long _switches;
     private long _wakeups;
 
@@ -80,6 +81,15 @@ public sealed class SchedulerModelBuilder
         _open[thread] = (timeMSec, RunState.Runnable, 0);
     }
 
+    /// <summary>A major page fault on <paramref name="thread"/> (of the traced process).</summary>
+    public void MajorFault(double timeMSec, int thread)
+    {
+        if (Traced(thread))
+        {
+            Intervals.Windows.Group(_majorFaults, thread).Add(timeMSec);
+        }
+    }
+
     public SchedulerModel Build(double endMSec)
     {
         foreach (var thread in _open.Keys.ToList())
@@ -111,7 +121,12 @@ public sealed class SchedulerModelBuilder
             spans.Add(thread, array);
         }
 
-        return new SchedulerModel(_processId, spans, _threads, _switches, _wakeups);
+        foreach (var times in _majorFaults.Values)
+        {
+            times.Sort();
+        }
+
+        return new SchedulerModel(_processId, spans, _threads, _switches, _wakeups, _majorFaults);
     }
 
     private bool Traced(int thread) =>

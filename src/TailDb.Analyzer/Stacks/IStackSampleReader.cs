@@ -42,4 +42,7 @@ public sealed class StackSampleSet
     /// measured from the samples (EventPipe's interval differs across .NET 10 builds).
     /// </summary>
     public double IntervalMSec { get; init; } = double.NaN;
+
+    /// <summary>A kernel sampler's set: threads are sampled only while on a CPU (EventPipe's sampler also samples blocked threads).</summary>
+    public bool OnCpuOnly { get; init; }
 }

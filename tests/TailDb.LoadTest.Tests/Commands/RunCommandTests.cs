@@ -24,7 +24,7 @@ public class RunCommandTests
         Assert.Equal("workstation", options.Gc);
         Assert.Equal(new WorkloadOptions(), options.Workload);
         Assert.NotNull(options.Workload.Rate);
-        Assert.True(options.Samples);
+        Assert.Null(options.Sampler);
         Assert.False(options.EventStacks);
         Assert.Null(options.TracePath);
     }
@@ -36,7 +36,7 @@ public class RunCommandTests
             "--gc", "all", "--rate", "max", "--duration", "2.5", "--warmup", "0", "--keys", "500", "--value-size", "100",
             "--large-every", "20", "--large-size", "70000", "--read-ratio", "0.5", "--delete-fraction", "0.2",
             "--distribution", "zipf", "--zipf-theta", "0.8", "--cache-fraction", "0.25", "--threads", "3", "--api", "copy",
-            "--app-alloc", "0", "--durability", "fsync", "--seed", "9", "--nogc-budget", "1000000", "--samples", "off", "--event-stacks", "on",
+            "--app-alloc", "0", "--durability", "fsync", "--seed", "9", "--nogc-budget", "1000000", "--sampler", "off", "--event-stacks", "on",
             "--trace", "x.nettrace", "--out", "r.json");
 
         Assert.Equal(
@@ -48,7 +48,7 @@ public class RunCommandTests
             },
             options.Workload);
         Assert.Equal("all", options.Gc);
-        Assert.False(options.Samples);
+        Assert.Equal(TailDb.Tracing.Sampling.SamplerKind.Off, options.Sampler);
         Assert.True(options.EventStacks);
         Assert.Equal("x.nettrace", options.TracePath);
         Assert.Equal("r.json", options.OutPath);
@@ -116,9 +116,9 @@ public class RunCommandTests
     [InlineData("--api", "mmap")]
     [InlineData("--durability", "sometimes")]
     [InlineData("--distribution", "pareto")]
-    [InlineData("--samples", "maybe")]
+    [InlineData("--sampler", "maybe")]
     [InlineData("--event-stacks", "some")]
-    [InlineData("--samples", "1")]
+    [InlineData("--sampler", "1")]
     public void ValueOutsideItsChoicesIsAParseErrorNamingTheFlagAndTheChoices(string flag, string value)
     {
         var parsed = RunCommand.Create().Parse([flag, value]);

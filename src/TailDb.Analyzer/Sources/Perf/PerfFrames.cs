@@ -22,7 +22,13 @@ internal static class PerfFrames
             return $"{Kernel}!{symbol}";
         }
 
-        var unknown = symbol.Length == 0 || symbol == "[unknown]" || symbol == "unknown" || symbol == module;
+        // TraceEvent turns an address the perf map lacks (a stub, code jitted after the map was read) into module "unknown", symbol the map's path.
+        var unknown = symbol.Length == 0 || symbol == "[unknown]" || symbol == "unknown" || symbol == module || symbol.EndsWith(".map", StringComparison.Ordinal);
+        if (unknown && (module.EndsWith(".map", StringComparison.Ordinal) || symbol.EndsWith(".map", StringComparison.Ordinal)))
+        {
+            return $"unresolved!0x{address}";
+        }
+
         if (unknown)
         {
             return module is "[unknown]" or "unknown" or "" ? $"unresolved!0x{address}" : $"{module}+0x{address}";

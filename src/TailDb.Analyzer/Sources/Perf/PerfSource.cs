@@ -15,13 +15,12 @@ namespace TailDb.Analyzer.Sources.Perf;
 /// </summary>
 internal sealed class PerfSource
 {
-    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, Dictionary<int, List<double>> majorFaults, long events)
+    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, long events)
     {
         Header = header;
         Path = path;
         Samples = samples;
         Scheduler = scheduler;
-        MajorFaults = majorFaults;
         Events = events;
     }
 
@@ -33,9 +32,6 @@ internal sealed class PerfSource
     public StackSampleSet Samples { get; }
 
     public SchedulerModel Scheduler { get; }
-
-    /// <summary>Major page faults (a page read from disk) of the traced process, by thread, in time order.</summary>
-    public IReadOnlyDictionary<int, List<double>> MajorFaults { get; }
 
     public long Events { get; }
 
@@ -66,7 +62,6 @@ internal sealed class PerfSource
         var samples = new List<StackSample>();
         var stacks = new List<IReadOnlyList<string>>();
         var stackIds = new Dictionary<string, int>(StringComparer.Ordinal);
-        var faults = new Dictionary<int, List<double>>();
         var frames = new List<string>(64);
         var unresolved = new HashSet<string>(StringComparer.Ordinal);
         long events = 0;
@@ -92,13 +87,7 @@ internal sealed class PerfSource
                     scheduler.Wakeup(time, wakeup.ProcessId, linuxEvent.ThreadID);
                     break;
                 case CpuEvent when linuxEvent.ProcessID == pid && linuxEvent.EventName.StartsWith("major-faults", StringComparison.Ordinal):
-                    if (!faults.TryGetValue(linuxEvent.ThreadID, out var list))
-                    {
-                        list = [];
-                        faults.Add(linuxEvent.ThreadID, list);
-                    }
-
-                    list.Add(time);
+                    scheduler.MajorFault(time, linuxEvent.ThreadID);
                     break;
                 case CpuEvent when linuxEvent.ProcessID == pid && linuxEvent.EventName.StartsWith("cpu-clock", StringComparison.Ordinal):
                     frames.Clear();
@@ -129,7 +118,7 @@ internal sealed class PerfSource
         }
 
         samples.Sort((a, b) => a.TimeRelativeMSec.CompareTo(b.TimeRelativeMSec));
-        return new PerfSource(header, path, new StackSampleSet(samples, stacks, unresolved.Count) { IntervalMSec = header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN },
-            scheduler.Build(last), faults, events);
+        return new PerfSource(header, path, new StackSampleSet(samples, stacks, unresolved.Count) { IntervalMSec = header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN, OnCpuOnly = true },
+            scheduler.Build(last), events);
     }
 }

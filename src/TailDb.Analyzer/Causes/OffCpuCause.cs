@@ -1,0 +1,61 @@
+using TailDb.Analyzer.Intervals;
+using TailDb.Analyzer.Scheduling;
+
+namespace TailDb.Analyzer.Causes;
+
+/// <summary>
+/// The request's thread was off the CPU and not runnable: asleep (a wait, a lock, a timer, a
+/// socket), grouped by who woke it, or held by the kernel in disk I/O. Less every GC pause and
+/// runtime suspension: a thread asleep in one was stopped by it, and that time is the pause's line.
+/// </summary>
+internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Start, double Stop)>> windowsByThread)
+    : ThreadWindowsCause(name, windowsByThread)
+{
+    public override CauseKind Kind => CauseKind.OffCpu;
+
+    public static IEnumerable<ICause> From(CauseInputs inputs)
+    {
+        ArgumentNullException.ThrowIfNull(inputs);
+        if (inputs.Scheduler is not { } scheduler)
+        {
+            return [];
+        }
+
+        var stopped = inputs.StoppedWindows;
+        var ignored = new List<(double, double)>();
+        var groups = new Dictionary<string, (double Total, Dictionary<int, List<(double, double)>> Windows)>(StringComparer.Ordinal);
+        foreach (var thread in scheduler.Threads)
+        {
+            foreach (var span in scheduler.SpansOf(thread))
+            {
+                if (span.State is not (RunState.Sleeping or RunState.DiskWait))
+                {
+                    continue;
+                }
+
+                var name = span.State == RunState.DiskWait
+                    ? "off CPU in the kernel (uninterruptible: disk I/O, a page read in)"
+                    : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.Describe(span.Holder)}";
+                if (!groups.TryGetValue(name, out var group))
+                {
+                    group = (0, []);
+                }
+
+                var windows = Windows.Group(group.Windows, thread);
+                var before = windows.Count;
+                Windows.SplitAround(stopped, span.StartMSec, span.StopMSec, windows, ignored);
+                for (var i = before; i < windows.Count; i++)
+                {
+                    group.Total += windows[i].Item2 - windows[i].Item1;
+                }
+
+                groups[name] = group;
+            }
+        }
+
+        return groups.OrderByDescending(g => g.Value.Total).ThenBy(g => g.Key, StringComparer.Ordinal)
+            .Take(CpuWaitCause.NamedHolders)
+            .Select(g => (ICause)new OffCpuCause(g.Key, g.Value.Windows))
+            .ToList();
+    }
+}
