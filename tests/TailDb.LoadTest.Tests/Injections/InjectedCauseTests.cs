@@ -38,7 +38,7 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
     {
         string trace = Path.Combine(_scratch.FullName, "injected.nettrace");
         var run = await LoadTestProcess.RunAsync(
-            ["--gc", "workstation", "--trace", trace, "--duration", "6", "--warmup", "1", "--keys", "5000",
+            ["--gc", "workstation", "--trace", trace, "--sampler", "eventpipe", "--duration", "6", "--warmup", "1", "--keys", "5000",
              "--inject", "gc:every=2s", "--inject", "lock:every=3s,hold=20ms", "--inject", "sleep:every=5s,ms=15", "--inject", "alloc-burst:every=4s,mb=64"],
             timeoutSeconds: 300);
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");

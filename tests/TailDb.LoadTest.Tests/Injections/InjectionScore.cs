@@ -43,7 +43,8 @@ internal sealed record InjectionScore(
     private static string Join(IReadOnlyDictionary<string, int> counts) =>
         string.Join(", ", counts.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"));
 
-    public static InjectionScore Of(TruthFile truth, SlowestReport report, TraceClock clock)
+    /// <param name="alsoKnown">A cause that is known and not blame though no injection made it (stress-ng's hold on the CPUs, in a run beside it).</param>
+    public static InjectionScore Of(TruthFile truth, SlowestReport report, TraceClock clock, Func<(string Name, CauseKind Kind), bool>? alsoKnown = null)
     {
         var kindOf = report.Causes.ToDictionary(c => c.Cause, c => c.Kind);
         var rows = report.Slowest.OrderBy(r => r.StartMs).ToArray();
@@ -90,7 +91,7 @@ internal sealed record InjectionScore(
                 continue;
             }
 
-            falseBlame += cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) ? 0 : 1;
+            falseBlame += cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) || (alsoKnown?.Invoke(cause) ?? false) ? 0 : 1;
             misplaced += cause.Kind != CauseKind.GcPause
                 && injectedKinds.Any(k => Matches(k, cause))
                 && !injectedKinds.Any(k => Matches(k, cause) && firedAt.TryGetValue(k, out var at) && Near(at, row.StartMs)) ? 1 : 0;
@@ -112,12 +113,18 @@ internal sealed record InjectionScore(
         return response >= thresholdMs && response - injected < thresholdMs && injected >= response / 2;
     }
 
-    /// <summary>The cause each injection produces, as the analyzer names its kind.</summary>
+    /// <summary>
+    /// The cause each injection produces, as the analyzer names its kind: by EventPipe's sampler (a
+    /// blocked thread's samples) or by perf's scheduler view (a sleep is the thread off CPU asleep; a
+    /// CPU hog is a wait for a CPU the hog held; page faults are the kernel's samples).
+    /// </summary>
     public static bool Matches(InjectionKind injected, (string Name, CauseKind Kind)? cause) => cause is { } c && injected switch
     {
         InjectionKind.Gc or InjectionKind.AllocBurst => c.Kind == CauseKind.GcPause,
         InjectionKind.Lock => c.Kind == CauseKind.Contention || (c.Kind == CauseKind.Samples && c.Name.Contains("lock contention", StringComparison.Ordinal)),
-        _ => c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal),
+        InjectionKind.CpuHog => c.Kind == CauseKind.CpuWait && c.Name.Contains(CpuHog.ProcessName, StringComparison.Ordinal),
+        InjectionKind.PageFaults => c.Kind == CauseKind.Samples && c.Name.Contains("page faults", StringComparison.Ordinal),
+        _ => (c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal)) || (c.Kind == CauseKind.OffCpu && c.Name.Contains("asleep", StringComparison.Ordinal)),
     };
 
     private static (string Name, CauseKind Kind)? FirstCause(SlowRequestRow row, Dictionary<string, CauseKind> kindOf, bool named)

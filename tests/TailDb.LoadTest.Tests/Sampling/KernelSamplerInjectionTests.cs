@@ -1,0 +1,93 @@
+using System.Diagnostics;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
+using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Traces;
+using TailDb.LoadTest.Injections;
+using TailDb.LoadTest.Tests.Harness;
+using TailDb.LoadTest.Tests.Injections;
+using Xunit.Abstractions;
+
+namespace TailDb.LoadTest.Tests.Sampling;
+
+/// <summary>
+/// Known causes, known answers, with the kernel sampler: every --inject kind, including the two only
+/// the kernel sees (another process holding the load thread's CPU; page faults), recorded with
+/// --sampler perf and scored against the truth file as the EventPipe run is (InjectedCauseTests).
+/// Then the same beside stress-ng --cpu 2, whose hold on the CPUs is the load a CPU-wait cause must
+/// name, not a reason to miss: a slow request blamed on waiting for a CPU stress-ng held is explained.
+/// </summary>
+[Collection(WorkerProcessesGroup.Name)]
+public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDisposable
+{
+    private const double SlowMs = 5;
+    private readonly DirectoryInfo _scratch = Directory.CreateTempSubdirectory("taildb-perf-inject-");
+
+    public void Dispose() => _scratch.Delete(recursive: true);
+
+    [PerfFact]
+    public async Task With_perf_each_injection_including_a_cpu_hog_and_page_faults_is_found_with_its_own_cause()
+    {
+        var score = await RunAndScoreAsync("perf", stress: false);
+        AssertGoals(score);
+    }
+
+    [PerfWithStressFact]
+    public async Task With_perf_beside_stress_ng_the_injections_are_still_found_and_the_stress_is_named_not_blamed()
+    {
+        var score = await RunAndScoreAsync("perf-stress", stress: true);
+        AssertGoals(score);
+    }
+
+    private async Task<InjectionScore> RunAndScoreAsync(string name, bool stress)
+    {
+        string trace = Path.Combine(_scratch.FullName, name + ".nettrace");
+        using Process? stressNg = stress
+            ? Process.Start(new ProcessStartInfo("stress-ng", ["--cpu", "2", "--timeout", "240s", "--quiet"]) { RedirectStandardOutput = true, RedirectStandardError = true })
+            : null;
+        try
+        {
+            var run = await LoadTestProcess.RunAsync(
+                ["--gc", "workstation", "--trace", trace, "--sampler", "perf", "--duration", "8", "--warmup", "1", "--keys", "5000",
+                 "--inject", "gc:every=2s", "--inject", "lock:every=3s,hold=20ms", "--inject", "sleep:every=5s,ms=15", "--inject", "alloc-burst:every=4s,mb=64",
+                 "--inject", "cpu-hog:every=3s,ms=20", "--inject", "page-faults:every=4s,mb=64"],
+                timeoutSeconds: 400);
+            Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
+        }
+        finally
+        {
+            if (stressNg is { HasExited: false })
+            {
+                stressNg.Kill(entireProcessTree: true);
+            }
+        }
+
+        Assert.True(File.Exists(TailDb.Tracing.Sampling.PerfFile.PathBeside(trace)), "no perf file beside the trace");
+        TruthFile truth = TruthFile.Read(TruthFile.PathBeside(trace));
+        SlowestReport report = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default, ThresholdMs: SlowMs, Top: int.MaxValue), StackReaders.Create(StackReaderKind.NetTrace));
+        TraceClock clock = TraceClock.Read(trace, TraceKind.NetTrace)!;
+        InjectionScore score = InjectionScore.Of(truth, report, clock,
+            alsoKnown: stress ? c => c.Kind == CauseKind.CpuWait && c.Name.Contains("stress-ng", StringComparison.Ordinal) : null);
+        output.WriteLine("load average: " + File.ReadAllText("/proc/loadavg").Trim());
+        output.WriteLine(score.Describe());
+        output.WriteLine(report.Verdict);
+        foreach (CauseRow cause in report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(10))
+        {
+            output.WriteLine(FormattableString.Invariant($"  {cause.SlowShare,7:P1} of the slow set's time: {cause.Cause}"));
+        }
+
+        Assert.Contains(report.Causes, c => c.Kind == CauseKind.CpuWait && c.Cause.Contains(CpuHog.ProcessName, StringComparison.Ordinal) && c.SlowTotal > 0);
+        Assert.Contains(report.Causes, c => c.Cause.Contains("page faults", StringComparison.Ordinal) && c.SlowTotal > 0);
+        Assert.Equal(truth.Injections.Select(i => i.Kind).ToHashSet(), truth.Windows.Select(w => truth.Injections[w.Injection].Kind).ToHashSet());
+        return score;
+    }
+
+    private static void AssertGoals(InjectionScore score)
+    {
+        Assert.True(score.SlowedPastThreshold > 0, "no injected request was slowed past the threshold: " + score.Describe());
+        Assert.True(score.FoundShare >= 0.95, score.Describe());
+        Assert.True(score.RightCauseShare >= 0.95, score.Describe());
+        Assert.True(score.FalseBlameShare <= 0.05, score.Describe());
+    }
+}
