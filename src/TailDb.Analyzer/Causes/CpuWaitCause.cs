@@ -12,7 +12,7 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
     : ThreadWindowsCause($"waiting for a CPU (runnable, not run), held by {holder}", windowsByThread)
 {
     /// <summary>How many holders get a line of their own; the rest share one.</summary>
-    internal const int NamedHolders = 4;
+    internal const int NamedHolders = 8;
 
     public override CauseKind Kind => CauseKind.CpuWait;
 
@@ -37,7 +37,7 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
                     continue;
                 }
 
-                var holder = scheduler.Describe(span.Holder);
+                var holder = scheduler.DescribeHolder(span.Holder);
                 if (!groups.TryGetValue(holder, out var group))
                 {
                     group = (scheduler.Identify(span.Holder).ProcessId == scheduler.ProcessId, 0, []);
@@ -72,7 +72,7 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
                 list.Sort();
             }
 
-            causes.Add(new CpuWaitCause($"{ordered.Count - NamedHolders} other threads", ownProcess: false, rest));
+            causes.Add(new CpuWaitCause($"{ordered.Count - NamedHolders} other processes or threads", ownProcess: false, rest));
         }
 
         return causes;

@@ -35,7 +35,7 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
 
                 var name = span.State == RunState.DiskWait
                     ? "off CPU in the kernel (uninterruptible: disk I/O, a page read in)"
-                    : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.Describe(span.Holder)}";
+                    : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)}";
                 if (!groups.TryGetValue(name, out var group))
                 {
                     group = (0, []);

@@ -54,6 +54,23 @@ public sealed class SchedulerModel
             : who.ProcessId > 0 ? $"{who.Command} (pid {who.ProcessId})" : $"thread {threadId} ({who.Command})";
     }
 
+    /// <summary>
+    /// Who a thread is, as a cause names it: a thread of the traced process by its own name; any
+    /// other by its process ("csc (pid 4748)", named as its main thread is), so one busy process with
+    /// many threads is one holder.
+    /// </summary>
+    public string DescribeHolder(int threadId)
+    {
+        var who = Identify(threadId);
+        if (threadId <= 0 || who.ProcessId == ProcessId || who.ProcessId <= 0)
+        {
+            return Describe(threadId);
+        }
+
+        var main = _threads.TryGetValue(who.ProcessId, out var process) ? process.Command : who.Command;
+        return $"{main} (pid {who.ProcessId})";
+    }
+
     /// <summary>How long the thread spent in each state within [from, to).</summary>
     public void Overlap(int threadId, double from, double to, Span<double> byState)
     {
