@@ -70,7 +70,7 @@ internal static class RecordCommand
         }
 
         var sampler = settings.Sampler;
-        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, settings.Providers));
+        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, settings.Providers, namesFromPerf: sampler.Kind == SamplerKind.Perf));
         log.WriteLine($"sampler: {sampler.Describe()}");
         var path = settings.Output.FullName;
         if (settings.ProcessId is { } pid)

@@ -223,7 +223,7 @@ public sealed class LoadTestHarness
         {
             if (port is not null && tracePath is not null)
             {
-                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server]), _options.EventStacks);
+                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
                 try
                 {
                     recorder = await port.RecordAsync(tracePath, recording, server.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -498,7 +498,7 @@ public sealed class LoadTestHarness
     private async Task<EventPipeRecorder?> StartRecorderAsync(
         GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, CancellationToken cancellationToken)
     {
-        var options = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own), _options.EventStacks);
+        var options = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
         try
         {
             return await port.RecordAsync(tracePath, options, worker.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);

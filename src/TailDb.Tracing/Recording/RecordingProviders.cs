@@ -43,7 +43,12 @@ public static class RecordingProviders
     /// <param name="activityIds">Whether TPL's task-flow activity ids are needed: the store and the
     /// load test set their own, so a load-test recording leaves TplEventSource off; the server's
     /// Command activity and other apps' sources (ASP.NET Core's Request) rely on it.</param>
-    public static IReadOnlyList<EventPipeProvider> Create(bool samples, IEnumerable<string>? extraProviders = null, ActivityIdSource activityIds = ActivityIdSource.TaskFlow)
+    /// <param name="namesFromPerf">perf samples the process and names its JIT code through the runtime's perf map: the
+    /// runtime's method and loader events (MethodLoadVerbose for every method jitted, the bulk of a short trace) are then not
+    /// needed, and JIT time shows as perf's samples in the JIT compiler. GC, suspension, contention, exception and thread-pool
+    /// events stay: they are the causes the windows are measured against.</param>
+    public static IReadOnlyList<EventPipeProvider> Create(
+        bool samples, IEnumerable<string>? extraProviders = null, ActivityIdSource activityIds = ActivityIdSource.TaskFlow, bool namesFromPerf = false)
     {
         var providers = new List<EventPipeProvider>
         {
@@ -51,7 +56,9 @@ public static class RecordingProviders
             // The load test's Request (with its arrival) and Phase events; nothing when the process has no such source.
             new(LoadTestEventContract.ProviderName, EventLevel.Verbose, -1),
             // Verbose is what makes the runtime emit MethodLoadVerbose (method names for JIT and stacks).
-            new(Runtime, EventLevel.Verbose, (long)DefaultRuntimeKeywords),
+            namesFromPerf
+                ? new(Runtime, EventLevel.Informational, (long)(DefaultRuntimeKeywords & ~(RuntimeKeywords.Loader | RuntimeKeywords.Jit)))
+                : new(Runtime, EventLevel.Verbose, (long)DefaultRuntimeKeywords),
         };
         if (activityIds == ActivityIdSource.TaskFlow)
         {
