@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using TailDb.TestSupport.Skipping;
+
 namespace TailDb.Analyzer.Tests.Sources.Etw;
 
 /// <summary>
@@ -45,11 +48,12 @@ internal static class SharedEtl
 /// <summary>A fact that needs shared/etl; skipped with one line when it is absent.</summary>
 public sealed class SharedEtlFactAttribute : FactAttribute
 {
-    public SharedEtlFactAttribute()
+    public SharedEtlFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
     {
         if (SharedEtl.Directory is null)
         {
             Skip = SharedEtl.Missing;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }
