@@ -1,0 +1,21 @@
+namespace TailDb.LoadTest.Scenarios;
+
+/// <summary>One side of a story (one run, or the median of a mode's repeats): its figures and verdict.</summary>
+/// <param name="Figure">The story's own figure for this side, already spelled ("31%", "0.62").</param>
+/// <param name="Verdict">What the analyzer names for the slow set, short: cause and share.</param>
+public sealed record StoryRow(string Side, long Requests, long P50Nanoseconds, long P99Nanoseconds, long P999Nanoseconds, string Figure, string Verdict);
+
+/// <summary>
+/// What a story run found: its rows, the name of its figure, whether the direction the story
+/// predicts held (and in what words), and anything the reader must know about this machine.
+/// </summary>
+/// <param name="Shown">The direction held on this run; false prints why instead of claiming it.</param>
+/// <param name="Finding">The one-line reading of the table: what moved, or what did not and why.</param>
+public sealed record StoryOutcome(string Name, string FigureName, IReadOnlyList<StoryRow> Rows, bool Shown, string Finding)
+{
+    /// <summary>Lines printed under the table (per-shard attributions, the buckets table, caveats).</summary>
+    public IReadOnlyList<string> Notes { get; init; } = [];
+
+    /// <summary>Extra tables printed under the main one, each a header row and its rows.</summary>
+    public IReadOnlyList<List<string[]>> Tables { get; init; } = [];
+}
