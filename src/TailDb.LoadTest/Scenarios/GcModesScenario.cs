@@ -27,8 +27,8 @@ public sealed class GcModesScenario : IScenario
         var runs = await runner.RunSideAsync("gc", new HarnessOptions { Gc = string.Join(',', Modes), Workload = runner.Workload, Repeat = runner.Settings.Repeat }, cancellationToken)
             .ConfigureAwait(false);
         var byMode = Modes.Select(m => runs.Where(r => r.Mode == m).ToList()).ToList();
-        var rows = Modes.Select((m, i) => StoryTable.Row(m, byMode[i], StoryTable.Percent(StoryTable.MedianGcShare(byMode[i])))).ToList();
-        double[] shares = [.. byMode.Select(StoryTable.MedianGcShare)];
+        var rows = Modes.Select((m, i) => StoryTable.GcRow(m, byMode[i])).ToList();
+        double[] shares = [.. rows.Select(r => r.Value)];
         long[] p99 = [.. rows.Select(r => r.P99Nanoseconds)];
         bool sharesFall = shares[0] > shares[1] && shares[1] > shares[2];
         bool p99Falls = p99[0] > p99[1] && p99[1] > p99[2];
@@ -40,9 +40,7 @@ public sealed class GcModesScenario : IScenario
             {
                 sharesFall ? null : "the GC share does not fall mode by mode",
                 p99Falls ? null : "the p99 does not fall mode by mode",
-            }.Where(s => s is not null)) + (Environment.ProcessorCount <= 2
-                ? $" (on {Environment.ProcessorCount} cores server GC has as many heaps as the load has threads and its pauses compete with them for the CPUs; a load thread's wait for a core is charged to every request it delays)"
-                : " (a noisy machine: rerun with --repeat 3)"),
+            }.Where(s => s is not null)) + " " + StoryTable.NoisyMachine(),
         };
         return new StoryOutcome(Name, "GC share", rows, sharesFall && p99Falls, finding);
     }

@@ -6,6 +6,8 @@ public static class ScenarioCatalog
     public static IReadOnlyList<IScenario> All { get; } =
     [
         new GcModesScenario(),
+        new ZeroCopyScenario(),
+        new LargePayloadScenario(),
     ];
 
     public static IScenario? Find(string name) => All.FirstOrDefault(s => s.Name.Equals(name, StringComparison.OrdinalIgnoreCase));

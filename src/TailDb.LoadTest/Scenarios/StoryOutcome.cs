@@ -1,9 +1,13 @@
 namespace TailDb.LoadTest.Scenarios;
 
 /// <summary>One side of a story (one run, or the median of a mode's repeats): its figures and verdict.</summary>
-/// <param name="Figure">The story's own figure for this side, already spelled ("31%", "0.62").</param>
+/// <param name="Value">The story's own figure for this side as a number (a share 0..1, a correlation, a ratio).</param>
+/// <param name="Figure">The same, spelled for the table ("31%", "0.62").</param>
+/// <param name="VerdictKind">The kind of cause the analyzer's verdict names; null when it names none.</param>
 /// <param name="Verdict">What the analyzer names for the slow set, short: cause and share.</param>
-public sealed record StoryRow(string Side, long Requests, long P50Nanoseconds, long P99Nanoseconds, long P999Nanoseconds, string Figure, string Verdict);
+public sealed record StoryRow(
+    string Side, long Requests, long P50Nanoseconds, long P99Nanoseconds, long P999Nanoseconds, double Value, string Figure,
+    TailDb.Analyzer.Attribution.CauseKind? VerdictKind, string Verdict);
 
 /// <summary>
 /// What a story run found: its rows, the name of its figure, whether the direction the story

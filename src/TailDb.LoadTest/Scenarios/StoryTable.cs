@@ -43,14 +43,14 @@ public static class StoryTable
     }
 
     /// <summary>A side's row from its runs: each percentile the median over the runs (one run: itself).</summary>
-    public static StoryRow Row(string side, IReadOnlyList<SideRun> runs, string figure)
+    public static StoryRow Row(string side, IReadOnlyList<SideRun> runs, double value, string figure)
     {
         ArgumentNullException.ThrowIfNull(runs);
         LatencySummary[] corrected = [.. runs.Select(r => r.Result.Overall.Corrected)];
         SideRun middle = MedianRun(runs);
         return new StoryRow(
             side, corrected.Sum(c => c.Count) / corrected.Length, Median(corrected.Select(c => c.P50)), Median(corrected.Select(c => c.P99)),
-            Median(corrected.Select(c => c.P999)), figure, Verdict(middle));
+            Median(corrected.Select(c => c.P999)), value, figure, middle.Finding?.VerdictKind, Verdict(middle));
     }
 
     /// <summary>The run whose p99 is the median (the lower middle of an even count): its verdict stands for the side.</summary>
@@ -92,6 +92,18 @@ public static class StoryTable
         return sorted.Count == 0 ? 0 : sorted[(sorted.Count - 1) / 2];
     }
 
-    /// <summary>The finding's GC share, spelled.</summary>
-    public static string GcShare(TraceFinding? finding) => finding is null ? "n/a" : Percent(finding.GcShare);
+    /// <summary>A side's row whose figure is the median GC share of the slow set.</summary>
+    public static StoryRow GcRow(string side, IReadOnlyList<SideRun> runs)
+    {
+        double share = MedianGcShare(runs);
+        return Row(side, runs, share, Percent(share));
+    }
+
+    /// <summary>Why a direction can fail to show here, with this machine's load in it.</summary>
+    public static string NoisyMachine()
+    {
+        var machine = MachineInfo.Current();
+        return $"(load average {machine.LoadAverage?.ToString("0.0", CultureInfo.InvariantCulture) ?? "unknown"} on {machine.ProcessorCount} cores: a load thread waiting for a core " +
+            "delays every request queued behind it as a pause does; rerun on a quiet machine, with --repeat 3 or a longer --duration)";
+    }
 }
