@@ -30,7 +30,7 @@ public sealed class GcModesScenario : IScenario
         var rows = Modes.Select((m, i) => StoryTable.GcRow(m, byMode[i])).ToList();
         double[] shares = [.. rows.Select(r => r.Value)];
         long[] p99 = [.. rows.Select(r => r.P99Nanoseconds)];
-        bool sharesFall = shares[0] > shares[1] && shares[1] > shares[2];
+        bool sharesFall = shares[0] > shares[1] && shares[1] >= shares[2];
         bool p99Falls = p99[0] > p99[1] && p99[1] > p99[2];
         string figures = $"GC share of the slow set {string.Join(" → ", shares.Select(StoryTable.Percent))}, p99 {string.Join(" → ", p99.Select(StoryTable.Ms))}";
         string finding = (sharesFall, p99Falls) switch
