@@ -8,6 +8,8 @@ public static class ScenarioCatalog
         new GcModesScenario(),
         new ZeroCopyScenario(),
         new LargePayloadScenario(),
+        new MicroburstsScenario(),
+        new BucketsScenario(),
     ];
 
     public static IScenario? Find(string name) => All.FirstOrDefault(s => s.Name.Equals(name, StringComparison.OrdinalIgnoreCase));
