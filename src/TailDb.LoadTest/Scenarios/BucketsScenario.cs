@@ -13,7 +13,7 @@ namespace TailDb.LoadTest.Scenarios;
 public sealed class BucketsScenario : IScenario
 {
     /// <summary>The coarsest scheme (the before) and the finest (the after) of `buckets`.</summary>
-    public const string Coarse = "exp 2.0", Fine = "exp 1.1";
+    public const string Coarse = "growth 2.0", Fine = "growth 1.1";
 
     public string Name => "buckets";
 

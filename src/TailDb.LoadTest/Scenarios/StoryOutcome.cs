@@ -5,9 +5,11 @@ namespace TailDb.LoadTest.Scenarios;
 /// <param name="Figure">The same, spelled for the table ("31%", "0.62").</param>
 /// <param name="VerdictKind">The kind of cause the analyzer's verdict names; null when it names none.</param>
 /// <param name="Verdict">What the analyzer names for the slow set, short: cause and share.</param>
+/// <param name="GcPauseMilliseconds">Every GC pause of the measured phase together (the server's, for a networked side): a p99
+/// longer than this was not made by GC alone.</param>
 public sealed record StoryRow(
     string Side, long Requests, long P50Nanoseconds, long P99Nanoseconds, long P999Nanoseconds, double Value, string Figure,
-    TailDb.Analyzer.Attribution.CauseKind? VerdictKind, string Verdict);
+    TailDb.Analyzer.Attribution.CauseKind? VerdictKind, string Verdict, double GcPauseMilliseconds = 0);
 
 /// <summary>
 /// What a story run found: its rows, the name of its figure, whether the direction the story

@@ -50,7 +50,8 @@ public static class StoryTable
         SideRun middle = MedianRun(runs);
         return new StoryRow(
             side, corrected.Sum(c => c.Count) / corrected.Length, Median(corrected.Select(c => c.P50)), Median(corrected.Select(c => c.P99)),
-            Median(corrected.Select(c => c.P999)), value, figure, middle.Finding?.VerdictKind, Verdict(middle));
+            Median(corrected.Select(c => c.P999)), value, figure, middle.Finding?.VerdictKind, Verdict(middle),
+            (middle.Result.ServerGc ?? middle.Result.GcDuringMeasurement).PauseMilliseconds);
     }
 
     /// <summary>The run whose p99 is the median (the lower middle of an even count): its verdict stands for the side.</summary>

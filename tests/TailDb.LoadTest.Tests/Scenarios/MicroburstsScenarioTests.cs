@@ -8,13 +8,15 @@ namespace TailDb.LoadTest.Tests.Scenarios;
 public sealed class MicroburstsScenarioTests(ITestOutputHelper output)
 {
     [Fact]
-    public async Task Bursts_at_the_same_mean_rate_queue_more_of_the_slow_sets_time_than_smooth_arrivals()
+    public async Task Bursts_at_the_same_mean_rate_make_requests_wait_where_smooth_arrivals_do_not()
     {
         var (outcome, printed) = await StoryRun.RunAsync(new MicroburstsScenario());
         output.WriteLine(printed);
         StoryRow bursts = outcome.Rows[0], smooth = outcome.Rows[1];
         // Per second the two look alike: the same requests in the same measured seconds.
         Assert.InRange(bursts.Requests, smooth.Requests * 0.95, smooth.Requests * 1.05);
-        Assert.True(bursts.Value > smooth.Value, $"queued share with bursts {bursts.Value}, smooth {smooth.Value}");
+        // The median, not the tail: half the requests of a burst wait behind the other half, while a
+        // loaded machine's stalls (tens of ms at load 30) can make either side's slowest 1%.
+        Assert.True(bursts.P50Nanoseconds > smooth.P50Nanoseconds, $"p50 with bursts {bursts.P50Nanoseconds} ns, smooth {smooth.P50Nanoseconds} ns");
     }
 }
