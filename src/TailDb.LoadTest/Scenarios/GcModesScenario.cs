@@ -6,16 +6,21 @@ namespace TailDb.LoadTest.Scenarios;
 /// Seed 004: a read benchmark whose p99 was 7 ms under workstation GC, 3 ms under server GC and
 /// under 1 ms with no GC, which a whole-run CPU profile never showed. The same workload under the
 /// three modes, interleaved --repeat times; the figure is the GC pauses' share of the slow set's time.
+/// The handler keeps <see cref="RequestGarbageBytes"/> per request (twice the default workload's) so
+/// that GC, not a loaded machine's scheduling, is what the workstation's slow set is made of.
 /// </summary>
 public sealed class GcModesScenario : IScenario
 {
     private static readonly string[] Modes = ["workstation", "server", "nogc"];
 
+    /// <summary>Garbage per request; the last 64 requests' stays reachable, so gen1 pauses copy it.</summary>
+    public const int RequestGarbageBytes = 32 * 1024;
+
     public string Name => "gc-modes";
 
     public string Seed => "004";
 
-    public string Sides => "workstation → server → nogc";
+    public string Sides => $"workstation → server → nogc, {RequestGarbageBytes / 1024} KiB of request garbage";
 
     public string Shows => "p99 per GC mode (median of --repeat) and the GC pauses' share of the slowest 1% falling mode by mode; the verdict names GC where there is GC";
 
@@ -24,7 +29,7 @@ public sealed class GcModesScenario : IScenario
     public async Task<StoryOutcome> RunAsync(ScenarioRunner runner, CancellationToken cancellationToken)
     {
         ArgumentNullException.ThrowIfNull(runner);
-        var runs = await runner.RunSideAsync("gc", new HarnessOptions { Gc = string.Join(',', Modes), Workload = runner.Workload, Repeat = runner.Settings.Repeat }, cancellationToken)
+        var runs = await runner.RunSideAsync("gc", new HarnessOptions { Gc = string.Join(',', Modes), Workload = runner.Workload with { AppAllocBytes = RequestGarbageBytes }, Repeat = runner.Settings.Repeat }, cancellationToken)
             .ConfigureAwait(false);
         var byMode = Modes.Select(m => runs.Where(r => r.Mode == m).ToList()).ToList();
         var rows = Modes.Select((m, i) => StoryTable.GcRow(m, byMode[i])).ToList();
