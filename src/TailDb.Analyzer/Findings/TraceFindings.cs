@@ -1,5 +1,6 @@
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Buckets;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
@@ -55,7 +56,7 @@ public static class TraceFindings
         }
 
         var requests = report.Population.Activities.OrderByDescending(a => a.Count).First();
-        var causes = report.Causes.Select(c => new CauseFinding(c.Cause, c.Kind, c.Unit == "ms", c.SlowShare, c.Lift, c.Measurement)).ToList();
+        var causes = report.Causes.Select(c => new CauseFinding(c.Cause, c.Kind, c.Unit == CauseUnit.Milliseconds, c.SlowShare, c.Lift, c.Measurement)).ToList();
         var payload = report.Payload.Select(p => new PayloadFinding(p.Activity, p.Field, p.Correlation, p.SlowMean, p.RestMean, p.Finding)).ToList();
         var verdict = report.VerdictDetail;
         return new TraceFinding(

@@ -1,5 +1,5 @@
 using System.Globalization;
-using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Findings;
 using TailDb.LoadTest.Harness;
 

@@ -9,7 +9,7 @@ namespace TailDb.LoadTest.Scenarios;
 /// longer than this was not made by GC alone.</param>
 public sealed record StoryRow(
     string Side, long Requests, long P50Nanoseconds, long P99Nanoseconds, long P999Nanoseconds, double Value, string Figure,
-    TailDb.Analyzer.Attribution.CauseKind? VerdictKind, string Verdict, double GcPauseMilliseconds = 0);
+    TailDb.Analyzer.Causes.CauseKind? VerdictKind, string Verdict, double GcPauseMilliseconds = 0);
 
 /// <summary>
 /// What a story run found: its rows, the name of its figure, whether the direction the story

@@ -1,4 +1,4 @@
-using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Workloads;
 

@@ -1,4 +1,4 @@
-using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.LoadTest.Scenarios;
 using TailDb.LoadTest.Tests.Harness;
 using Xunit.Abstractions;
