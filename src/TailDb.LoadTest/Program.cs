@@ -8,6 +8,7 @@ root.Subcommands.Add(WorkerCommand.Create());
 root.Subcommands.Add(CrashTestCommand.Create());
 root.Subcommands.Add(CrashChildCommand.Create());
 root.Subcommands.Add(CpuHogCommand.Create());
+root.Subcommands.Add(ScenarioCommand.Create());
 
 ParseResult parsed = root.Parse(args);
 if (parsed.Errors.Count > 0)

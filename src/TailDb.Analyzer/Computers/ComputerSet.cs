@@ -35,7 +35,7 @@ internal sealed class ComputerSet
         var clock = TraceClock.Read(tracePath, TraceFile.Check(tracePath));
         var set = new ComputerSet(selection, clock);
         set.Facts = TracePass.Run(tracePath, [set.Requests, set.Phases, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions, set.Upkeep],
-            framingChecked, cancellationToken);
+            framingChecked, selection, cancellationToken);
         set.Phases.AddFromFile(tracePath, clock);
         return set;
     }

@@ -1,10 +1,13 @@
 using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Sources.Etw;
 
 namespace TailDb.Analyzer.Traces;
 
 internal enum TraceKind
 {
     NetTrace,
+
+    /// <summary>An ETW trace, .etl or PerfView's .etl.zip, read by the managed reader on every OS (Sources/Etw).</summary>
     Etl,
 }
 
@@ -30,7 +33,7 @@ internal static class TraceFile
         }
 
         // The content decides, not the name: a .nettrace saved as .etl (a Windows habit) is read as
-        // what it is; only a file without the nettrace magic and named .etl is taken for ETW.
+        // what it is; only a file without the nettrace magic and named .etl or .etl.zip is taken for ETW.
         Span<byte> head = stackalloc byte[8];
         var read = ReadHead(path, head);
         if (read == 0)
@@ -43,37 +46,36 @@ internal static class TraceFile
             return TraceKind.NetTrace;
         }
 
-        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase))
+        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".etl.zip", StringComparison.OrdinalIgnoreCase))
         {
-            if (!OperatingSystem.IsWindows())
-            {
-                throw new AnalyzerException(ExitCode.UnsupportedPlatform,
-                    $"{path}: .etl traces are read through Windows ETW and need Windows; record a .nettrace here (TailDb.Analyzer record)");
-            }
-
             return TraceKind.Etl;
         }
 
-        throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic)");
+        throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic) nor named .etl or .etl.zip");
     }
 
-    /// <summary>Opens the trace for one streaming pass. Callers have run <see cref="Check"/>.</summary>
-    public static TraceEventDispatcher Open(string path, TraceKind kind)
+    /// <summary>
+    /// Opens the trace for one streaming pass. Callers have run <see cref="Check"/>. One ETW reader on
+    /// every OS, Windows included: one path keeps reports the same wherever they are made (docs/etl.md).
+    /// </summary>
+    /// <param name="etwProcess">In an ETW trace, the process whose CLR and EventSource events are raised; null: all.</param>
+    public static TraceEventDispatcher Open(string path, TraceKind kind, int? etwProcess = null) =>
+        Guard(path, () => kind == TraceKind.Etl ? new EtwEventSource(path) { ProcessFilter = etwProcess } : (TraceEventDispatcher)new EventPipeEventSource(path));
+
+    /// <summary>Runs a parser step; a damaged file becomes a one-line bad-trace error.</summary>
+    public static T Guard<T>(string path, Func<T> step)
     {
+        ArgumentNullException.ThrowIfNull(step);
         try
         {
-            if (kind == TraceKind.Etl && OperatingSystem.IsWindows())
-            {
-                return new ETWTraceEventSource(path);
-            }
-
-            return new EventPipeEventSource(path);
+            return step();
         }
         catch (Exception e) when (TracePass.IsParserFailure(e))
         {
             throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {TracePass.OneLine(e)}", e);
         }
     }
+
 
     private static int ReadHead(string path, Span<byte> head)
     {
