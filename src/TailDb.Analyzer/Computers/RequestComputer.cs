@@ -28,8 +28,37 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
 
     public ChunkedBuffer<NestedRecord> Nested { get; } = new();
 
-    /// <summary>Payload fields that could not be read without parsing strings, per activity.</summary>
+    /// <summary>Payload fields not kept (floats, GUIDs, times, arrays, or no room left in the record), per activity.</summary>
     public SortedSet<string> SkippedFields { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// One line per request event template whose payloads did not hold what its metadata declares:
+    /// numbers written wider (an EventSource WriteEvent overload; read as written) or payloads too short.
+    /// </summary>
+    public IEnumerable<string> PayloadMismatches()
+    {
+        foreach (var (id, template) in _templates)
+        {
+            if (template.Activity == byte.MaxValue)
+            {
+                continue;
+            }
+
+            var plan = template.Plan;
+            var name = $"{Activities[template.Activity].Name} event {id} {plan.Signature}";
+            if (plan.Widened > 0)
+            {
+                yield return $"{name}: {plan.Widened:N0} payloads hold its numbers wider than declared, as EventSource's typed WriteEvent overloads " +
+                    "write them (WriteEvent(id, long, long) for an int and a long); read where that overload put them. " +
+                    "Writing it with WriteEventCore makes the payload match its metadata for every reader (TraceEvent and PerfView show those fields wrong).";
+            }
+
+            if (plan.Short > 0)
+            {
+                yield return $"{name}: {plan.Short:N0} payloads end before their declared fields do; only the fields inside them were read.";
+            }
+        }
+    }
 
     public PairingMode Pairing => (_pairedById, _pairedByThread) switch
     {
