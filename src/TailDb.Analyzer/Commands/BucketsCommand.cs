@@ -35,7 +35,7 @@ internal static class BucketsCommand
         var population = new Population(set, scope);
         if (population.Paired == 0)
         {
-            throw new AnalyzerException(ExitCode.NoRequests, $"{settings.Trace.FullName}: no completed {selection.Provider} requests in the trace");
+            throw set.Facts.Lacking(ExitCode.NoRequests, $"{settings.Trace.FullName}: no completed {selection.Provider} requests in the trace");
         }
 
         var all = new List<float>();

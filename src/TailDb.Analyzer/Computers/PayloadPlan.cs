@@ -54,14 +54,17 @@ internal sealed class PayloadPlan
 
     /// <param name="arrivalField">The Start payload field holding the arrival as a Stopwatch timestamp.</param>
     /// <param name="clock">Converts that timestamp to trace time; without one the field is an ordinary number.</param>
-    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null)
+    /// <param name="metadata">The declared fields of the provider's events; without it (or the event in it), the types of TraceEvent's values.</param>
+    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null, EventMetadata? metadata = null)
     {
         ArgumentNullException.ThrowIfNull(data);
         ArgumentNullException.ThrowIfNull(activity);
         PayloadLayout layout;
         try
         {
-            layout = PayloadLayout.Of(data);
+            layout = metadata is not null && metadata.TryGetFields((int)data.ID, data.Version, out var declared)
+                ? new PayloadLayout(declared)
+                : PayloadLayout.Of(data);
         }
         catch (Exception e) when (TracePass.IsParserFailure(e))
         {

@@ -10,7 +10,8 @@ namespace TailDb.Analyzer.Computers;
 /// ActivityID is their RelatedActivityID (or, without IDs, the request open on their thread).
 /// Unpaired Starts and Stops are counted, never thrown.
 /// </summary>
-internal sealed class RequestComputer(RequestSelection selection, TraceClock? clock = null) : ITraceComputer
+/// <param name="metadata">The provider's declared payload fields (a .nettrace's metadata); without it the types come from TraceEvent's values.</param>
+internal sealed class RequestComputer(RequestSelection selection, TraceClock? clock = null, EventMetadata? metadata = null) : ITraceComputer
 {
     private readonly Dictionary<int, Template> _templates = [];
     private readonly Dictionary<string, byte> _activityByName = new(StringComparer.OrdinalIgnoreCase);
@@ -264,7 +265,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         }
 
         var info = Activities[activity];
-        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock) : PayloadPlan.Empty;
+        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata) : PayloadPlan.Empty;
         if (plan.HasArrival)
         {
             WithArrival = true;

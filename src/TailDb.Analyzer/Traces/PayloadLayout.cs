@@ -86,7 +86,11 @@ internal sealed class PayloadLayout
 
     public IReadOnlyList<PayloadField> Fields { get; }
 
-    /// <summary>Field names and types from an event TraceEvent decoded: the types of its values are the metadata's.</summary>
+    /// <summary>
+    /// Field names and types from an event TraceEvent decoded, when the trace's own metadata is not at
+    /// hand (<see cref="EventMetadata"/> reads a .nettrace's): the types of its values, which are the
+    /// metadata's except that TraceEvent boxes 16-bit integers as Int32 (such a layout reads late).
+    /// </summary>
     public static PayloadLayout Of(TraceEvent data)
     {
         ArgumentNullException.ThrowIfNull(data);
