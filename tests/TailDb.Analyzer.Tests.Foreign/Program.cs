@@ -17,7 +17,7 @@ var mode = args.ElementAtOrDefault(0);
 
 // Live objects make a forced gen2 GC take tens of milliseconds. Fewer for `custom`: its open-loop
 // schedule must drain the queue a GC leaves behind before the next one.
-var heap = new object[mode == "custom" ? 300_000 : 1_500_000];
+var heap = new object[mode == "custom" ? 500_000 : 1_500_000];
 for (var i = 0; i < heap.Length; i++)
 {
     heap[i] = new byte[32];
@@ -89,7 +89,7 @@ namespace TailDb.Analyzer.Tests.Foreign
     /// <summary>One thread serves the requests on an open-loop schedule; each Start carries the time it was due.</summary>
     internal static class Custom
     {
-        public const int GapMicroseconds = 1000;
+        public const int GapMicroseconds = 2000;
 
         public static readonly string[] Layouts = ["int-long", "string-long", "mixed"];
 

@@ -65,6 +65,18 @@ public sealed class DotnetTraceFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A theory that needs dotnet-trace; skipped, with the reason shown, only when it is absent.</summary>
+public sealed class DotnetTraceTheoryAttribute : TheoryAttribute
+{
+    public DotnetTraceTheoryAttribute()
+    {
+        if (DotnetTrace.Find() is null)
+        {
+            Skip = "dotnet-trace not found in artifacts/tools or on PATH: run .ci/trace-tools.sh (.ci/run does)";
+        }
+    }
+}
+
 /// <summary>One dotnet-trace recording shared by the tests that read it.</summary>
 public sealed class DotnetTraceRecording : IAsyncLifetime
 {
