@@ -32,8 +32,20 @@ internal static class HtmlParts
         o.WriteLine("</table>");
     }
 
-    /// <summary>A frame shortened to Type.Method(…), the full name on hover.</summary>
-    public static string Frame(string frame) => $"<span class=\"frame\" title=\"{E(frame)}\">{E(Shorten(frame))}</span>";
+    /// <summary>A frame shortened to Type.Method(…), the full name on hover and one click away.</summary>
+    public static string Frame(string frame)
+    {
+        ArgumentNullException.ThrowIfNull(frame);
+        var shown = Shorten(frame);
+        return shown == frame ? $"<span class=\"frame\">{E(frame)}</span>" : Expandable(shown, frame, "frame");
+    }
+
+    /// <summary>
+    /// Text shown cut or shortened, the whole of it on hover and, since a tooltip cannot be read on a
+    /// touch screen, copied or kept open, a click away: a details element, no script.
+    /// </summary>
+    public static string Expandable(string shown, string full, string kind) =>
+        $"<details class=\"cut {kind}\"><summary title=\"{E(full)}\"><span class=\"short\">{E(shown)}</span></summary><span class=\"full\">{E(full)}</span></details>";
 
     /// <summary>"Ns.Sub.Type`1[Ns.Arg].Method(System.String, ...)" becomes "Type`1.Method(…)": the part a reader recognises.</summary>
     public static string Shorten(string frame)
@@ -80,13 +92,18 @@ internal static class HtmlParts
 
     public static string Share(double v, string unit) => unit == "ms" ? (v * 100).ToString("0.0", Invariant) + "%" : v.ToString("0.###", Invariant) + "/req";
 
-    /// <summary>A name cut to <paramref name="max"/> characters when longer, the full name on hover (cause names, file paths).</summary>
+    /// <summary>A name cut to <paramref name="max"/> characters when longer, the whole name one click away (cause names, ranges).</summary>
     public static string Named(string name, int max = 48)
     {
         ArgumentNullException.ThrowIfNull(name);
-        return name.Length <= max ? E(name) : $"<span class=\"name\" title=\"{E(name)}\">{E(name[..(max - 1)])}…</span>";
+        return name.Length <= max ? E(name) : Expandable(name[..(max - 1)] + "…", name, "name");
     }
 
-    /// <summary>A path shown by its file name, the full path on hover.</summary>
-    public static string FileName(string path) => $"<span class=\"name\" title=\"{E(path)}\">{E(Path.GetFileName(path))}</span>";
+    /// <summary>A path shown by its file name, the full path one click away.</summary>
+    public static string FileName(string path)
+    {
+        ArgumentNullException.ThrowIfNull(path);
+        var name = Path.GetFileName(path);
+        return name == path ? E(path) : Expandable(name, path, "name");
+    }
 }

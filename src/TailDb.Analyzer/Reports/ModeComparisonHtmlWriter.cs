@@ -73,7 +73,8 @@ internal sealed class ModeComparisonHtmlWriter(IReadOnlyDictionary<string, Timel
 <h2>Timelines, one scale</h2>
 <p class="help">Each dot is a request: latency (log scale) against time into its mode's trace; every timeline shares the time and the latency axis.
 <span class="k slow"></span>slow set <span class="k rest"></span>other requests <span class="k queued"></span>mostly queued (arrival to start over half its time) <span class="k g0"></span>gen0 <span class="k g1"></span>gen1
-<span class="k g2"></span>gen2 GC pause <span class="k susp"></span>runtime suspension (top strip) <span class="k cont"></span>lock contention (bottom strip); black lines: the load test's phases.
+<span class="k g2"></span>gen2 GC pause <span class="k susp"></span>runtime suspension (top strip) <span class="k cont"></span>lock contention (bottom strip); black lines: the load test's phases;
+<span class="k outside"></span>outside the measured phase (fill, warm-up: its GC pauses are drawn but counted in no table).
 Drag across any plot to zoom all of them into a time range, wheel to zoom, shift+drag to pan, double-click to reset.</p>
 <div class="toolbar"><button id="reset">whole runs</button></div>
 """);

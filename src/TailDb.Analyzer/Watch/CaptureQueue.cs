@@ -5,7 +5,8 @@ using TailDb.Analyzer.Computers;
 namespace TailDb.Analyzer.Watch;
 
 /// <summary>How one capture ended.</summary>
-internal sealed record CaptureResult(Trigger Trigger, string Path, long Bytes, string Verdict, bool Written);
+/// <param name="RundownProblem">Why the capture holds no rundown (its ReadyToRun frames and those jitted before an attach stay unresolved); null when it does.</param>
+internal sealed record CaptureResult(Trigger Trigger, string Path, long Bytes, string Verdict, bool Written, string? RundownProblem = null);
 
 /// <summary>
 /// Writes captures and their reports off the session's reader thread, in trigger order, in two
@@ -17,8 +18,8 @@ internal sealed record CaptureResult(Trigger Trigger, string Path, long Bytes, s
 /// </summary>
 internal sealed class CaptureQueue
 {
-    private readonly Channel<(Trigger Trigger, RingSnapshot Snapshot, IReadOnlyList<KeptMethodLoad> Loads)> _writes =
-        Channel.CreateUnbounded<(Trigger, RingSnapshot, IReadOnlyList<KeptMethodLoad>)>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<(Trigger Trigger, RingSnapshot Snapshot, IReadOnlyList<KeptMethodLoad> Loads, int ProcessId)> _writes =
+        Channel.CreateUnbounded<(Trigger, RingSnapshot, IReadOnlyList<KeptMethodLoad>, int)>(new UnboundedChannelOptions { SingleReader = true });
 
     private readonly Channel<CaptureResult> _reports = Channel.CreateUnbounded<CaptureResult>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
     private readonly string _directory;
@@ -28,6 +29,9 @@ internal sealed class CaptureQueue
     private readonly Task _writer;
     private readonly Task _reporter;
     private readonly List<CaptureResult> _results = [];
+
+    /// <summary>A rundown of a large app (tens of thousands of methods) takes well under a second; past this the capture goes without.</summary>
+    private static readonly TimeSpan RundownTimeout = TimeSpan.FromSeconds(15);
 
     public CaptureQueue(string directory, RequestSelection selection, TimeSpan reportTimeout, Action<CaptureResult> done)
     {
@@ -50,8 +54,9 @@ internal sealed class CaptureQueue
         }
     }
 
-    public void Enqueue(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads) =>
-        _writes.Writer.TryWrite((trigger, snapshot, loads));
+    /// <summary>A capture of <paramref name="processId"/>'s session (0: no process to ask for a rundown).</summary>
+    public void Enqueue(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads, int processId) =>
+        _writes.Writer.TryWrite((trigger, snapshot, loads, processId));
 
     public async Task CompleteAsync()
     {
@@ -83,7 +88,8 @@ internal sealed class CaptureQueue
     {
         while (_writes.Reader.TryRead(out var job))
         {
-            _reports.Writer.TryWrite(Write(job.Trigger, job.Snapshot, job.Loads));
+            var rundown = job.ProcessId > 0 ? RundownRequest.Collect(job.ProcessId, RundownTimeout) : RundownMethods.None;
+            _reports.Writer.TryWrite(Write(job.Trigger, job.Snapshot, job.Loads, rundown));
         }
     }
 
@@ -104,14 +110,14 @@ internal sealed class CaptureQueue
     }
 
     /// <summary>The capture's file; its verdict is filled in by the report.</summary>
-    private CaptureResult Write(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads)
+    private CaptureResult Write(Trigger trigger, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> loads, RundownMethods rundown)
     {
         var stamp = DateTime.UtcNow.ToString("yyyyMMdd'T'HHmmss.fff", CultureInfo.InvariantCulture);
         var path = Path.Combine(_directory, $"{stamp}-{Sanitize(trigger.Activity)}.nettrace");
         try
         {
             Directory.CreateDirectory(_directory);
-            return new CaptureResult(trigger, path, CaptureWriter.Write(path, snapshot, loads), "", true);
+            return new CaptureResult(trigger, path, CaptureWriter.Write(path, snapshot, loads, rundown), "", true, rundown.Problem);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Diagnostics.Tracing;
 
 namespace TailDb.Analyzer.Watch;
 
@@ -7,7 +8,9 @@ namespace TailDb.Analyzer.Watch;
 /// object, every MetadataBlock, one EventBlock re-encoding the method loads seen before the window
 /// (a continuous session's rundown only comes at its end), the held stack blocks of the window's
 /// first sequence-point region, the window's blocks, and the end-of-stream tag (TraceEvent
-/// dispatches the events after the last sequence point only when it sees that tag). Blocks are
+/// dispatches the events after the last sequence point only when it sees that tag). After the window,
+/// where a stopped session's rundown would be, the rundown asked for at capture time
+/// (<see cref="RundownRequest"/>) under a metadata record of its own. Blocks are
 /// re-framed, since their alignment padding depends on where they land in the new file. The file is
 /// written under a temporary name and renamed when whole, so a capture is never half-written.
 /// </summary>
@@ -16,7 +19,7 @@ internal static class CaptureWriter
     private const byte NullReferenceTag = 1;
     private const byte EndObjectTag = 6;
 
-    public static long Write(string path, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> methodLoads)
+    public static long Write(string path, RingSnapshot snapshot, IReadOnlyList<KeptMethodLoad> methodLoads, RundownMethods? rundown = null)
     {
         ArgumentNullException.ThrowIfNull(path);
         ArgumentNullException.ThrowIfNull(snapshot);
@@ -34,7 +37,7 @@ internal static class CaptureWriter
                 }
 
                 var firstWindowTimestamp = snapshot.Blocks.Count > 0 ? snapshot.Blocks[0].MaxTimestamp : long.MaxValue;
-                if (snapshot.EventBlockTypeHeader is { } eventType && MethodLoadBlock(methodLoads, firstWindowTimestamp) is { } loads)
+                if (snapshot.EventBlockTypeHeader is { } eventType && EventBlock(methodLoads, KeptMethodLoad.CaptureThreadId, firstWindowTimestamp) is { } loads)
                 {
                     WriteBlock(file, eventType, loads);
                 }
@@ -47,6 +50,15 @@ internal static class CaptureWriter
                 foreach (var block in snapshot.Blocks)
                 {
                     WriteBlock(file, block.TypeHeader, block.Payload);
+                }
+
+                if (rundown is { Payloads.Count: > 0 } && snapshot.EventBlockTypeHeader is { } type && snapshot.Metadata.Count > 0)
+                {
+                    // The rundown came after the window: its events sit just past the window's last.
+                    var after = snapshot.Blocks.Count > 0 ? snapshot.Blocks.Max(b => b.MaxTimestamp) + 1 : 1;
+                    var metadataId = MaxMetadataId(snapshot.Metadata) + 1;
+                    WriteBlock(file, snapshot.Metadata[0].TypeHeader, EventBlock([new KeptMethodLoad(0, 0, after, RundownMetadata(metadataId, rundown.Version))], 0, long.MaxValue)!);
+                    WriteBlock(file, type, EventBlock([.. rundown.Payloads.Select(p => new KeptMethodLoad(metadataId, 0, after, p))], KeptMethodLoad.CaptureThreadId + 1, long.MaxValue)!);
                 }
 
                 file.WriteByte(NullReferenceTag);
@@ -77,12 +89,54 @@ internal static class CaptureWriter
         file.WriteByte(EndObjectTag);
     }
 
+    /// <summary>The largest metadata id the session's MetadataBlocks define (a new record takes the next).</summary>
+    private static int MaxMetadataId(IReadOnlyList<RingBlock> metadata)
+    {
+        var max = 0;
+        foreach (var block in metadata)
+        {
+            var reader = new EventBlockReader(block.Payload);
+            while (reader.MoveNext())
+            {
+                if (MetadataRecord.TryRead(reader.Payload, out var record))
+                {
+                    max = Math.Max(max, record.MetadataId);
+                }
+            }
+        }
+
+        return max;
+    }
+
     /// <summary>
-    /// One EventBlock (compressed headers) holding the kept MethodLoadVerbose events older than the
-    /// window, under a capture-thread id of their own so their sequence numbers never look like
-    /// events lost on a real thread. Null when there are none.
+    /// A metadata event naming the rundown's MethodDCEndVerbose (NetTraceFormat_v5: id, provider,
+    /// event id, name, keywords, version, level, no field list: readers know the runtime's events).
     /// </summary>
-    private static byte[]? MethodLoadBlock(IReadOnlyList<KeptMethodLoad> loads, long beforeTimestamp)
+    private static byte[] RundownMetadata(int metadataId, int version)
+    {
+        using var body = new MemoryStream();
+        using var writer = new BinaryWriter(body, System.Text.Encoding.Unicode);
+        writer.Write(metadataId);
+        writer.Write(System.Text.Encoding.Unicode.GetBytes(Tracing.Recording.RecordingProviders.Rundown + "\0"));
+        writer.Write(MethodDCEndVerboseEventId);
+        writer.Write(System.Text.Encoding.Unicode.GetBytes("MethodDCEndVerbose\0"));
+        writer.Write(JitRundownKeyword);
+        writer.Write(version);
+        writer.Write((int)EventLevel.Verbose);
+        writer.Write(0); // field count
+        writer.Flush();
+        return body.ToArray();
+    }
+
+    private const int MethodDCEndVerboseEventId = 144;
+    private const long JitRundownKeyword = 0x10;
+
+    /// <summary>
+    /// One EventBlock (compressed headers) holding <paramref name="events"/> older than
+    /// <paramref name="beforeTimestamp"/>, under a capture-thread id of their own so their sequence
+    /// numbers never look like events lost on a real thread. Null when there are none.
+    /// </summary>
+    private static byte[]? EventBlock(IReadOnlyList<KeptMethodLoad> loads, ulong captureThreadId, long beforeTimestamp)
     {
         using var body = new MemoryStream();
         long min = long.MaxValue, max = 0, previousTimestamp = 0;
@@ -99,7 +153,7 @@ internal static class CaptureWriter
             body.WriteByte(1 | 2 | 4 | 8 | 128);
             WriteVar(body, (ulong)load.MetadataId, scratch);
             WriteVar(body, 0, scratch); // sequence delta: each event is the previous one + 1
-            WriteVar(body, KeptMethodLoad.CaptureThreadId, scratch);
+            WriteVar(body, captureThreadId, scratch);
             WriteVar(body, 0, scratch); // processor
             WriteVar(body, (ulong)load.ThreadId, scratch);
             WriteVar(body, 0, scratch); // no stack

@@ -447,4 +447,7 @@ internal sealed class WatchStats
     public long SkippedMaxCaptures { get; set; }
 
     public long SkippedCooldown { get; set; }
+
+    /// <summary>Where the triggers went; every trigger is exactly one of these, so this equals <see cref="Triggers"/>.</summary>
+    public long AccountedTriggers => CapturesStarted + Merged + SkippedPending + SkippedCooldown + SkippedMaxCaptures;
 }

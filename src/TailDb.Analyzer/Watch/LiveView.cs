@@ -40,7 +40,7 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
         screen.AppendLine(Invariant($"p50 {Ms(stats.P50Ms)}   p99 {Ms(stats.P99Ms)}   p99.9 {Ms(stats.P999Ms)}   (rolling minute)"));
         screen.AppendLine(Invariant($"ring {stats.RingBytes / 1048576.0,6:0.0} / {settings.Ring.MaxBytes / 1048576.0:0} MiB ({100.0 * stats.RingBytes / settings.Ring.MaxBytes:0}%), {stats.RingSpanMSec / 1000:0.0} s of {settings.Ring.Window.TotalSeconds:0.#} s; metadata {ring.MetadataBytes / 1024.0:0} KiB; method names kept {stats.MethodLoadBytes / 1024.0:0} KiB"));
         screen.AppendLine(Invariant($"events {stats.Events:N0}   lost {stats.EventsLost:N0}   GC pauses {stats.GcPauses:N0}"));
-        screen.AppendLine(Invariant($"triggers {stats.Triggers:N0}: captured {stats.CapturesStarted:N0}; skipped {stats.Merged:N0} folded into a pending capture, {stats.SkippedPending:N0} during one, {stats.SkippedCooldown:N0} in cooldown, {stats.SkippedMaxCaptures:N0} over --max-captures {settings.MaxCaptures}"));
+        screen.AppendLine(Invariant($"{Count(stats.Triggers, "trigger")}: {Count(stats.CapturesStarted, "capture")}, {stats.Merged:N0} folded into a pending capture; skipped {stats.SkippedPending:N0} during one, {stats.SkippedCooldown:N0} in cooldown, {stats.SkippedMaxCaptures:N0} over --max-captures {settings.MaxCaptures}"));
         screen.AppendLine("last captures:");
         for (var i = Math.Max(0, captures.Count - 5); i < captures.Count; i++)
         {
@@ -54,15 +54,16 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
         }
     }
 
+    /// <summary>The end line: every trigger is accounted for, captured + folded + skipped by reason = triggers.</summary>
     public void Ended(string why, WatchStats stats) =>
-        Line(Invariant($"watch ended ({why}): {stats.Requests:N0} requests, {stats.Triggers:N0} triggers, {stats.CapturesStarted:N0} captures, skipped {stats.SkippedPending + stats.SkippedCooldown + stats.SkippedMaxCaptures:N0} (pending {stats.SkippedPending:N0}, cooldown {stats.SkippedCooldown:N0}, max-captures {stats.SkippedMaxCaptures:N0}), events lost {stats.EventsLost:N0}, ring peak {stats.PeakRingBytes / 1048576.0:0.0} MiB"));
+        Line(Invariant($"watch ended ({why}): {Count(stats.Requests, "request")}, {Count(stats.Triggers, "trigger")} = {Count(stats.CapturesStarted, "capture")} + {stats.Merged:N0} folded into a capture + {stats.SkippedPending + stats.SkippedCooldown + stats.SkippedMaxCaptures:N0} skipped (pending {stats.SkippedPending:N0}, cooldown {stats.SkippedCooldown:N0}, max-captures {stats.SkippedMaxCaptures:N0}); events lost {stats.EventsLost:N0}, ring peak {stats.PeakRingBytes / 1048576.0:0.0} MiB"));
 
     /// <summary>The last line: the watch process's own peak resident memory (reports run in child processes, not counted).</summary>
     public void Finished(long peakWorkingSetBytes) =>
         Line(Invariant($"watch process peak memory {peakWorkingSetBytes / 1048576.0:0.0} MiB (--max-bytes {settings.Ring.MaxBytes / 1048576.0:0.#} MiB + up to {WatchSettings.MemoryConstantBytes / 1048576} MiB; capture reports run in their own processes)"));
 
     public static string Describe(CaptureResult result) =>
-        Invariant($"capture {Path.GetFileName(result.Path)} ({result.Bytes / 1048576.0:0.0} MiB): {result.Trigger.Activity} {result.Trigger.DurationMSec:0.###} ms at {result.Trigger.StartMSec / 1000:0.000} s, {result.Trigger.Reason}; verdict: {result.Verdict}");
+        Invariant($"capture {Path.GetFileName(result.Path)} ({result.Bytes / 1048576.0:0.0} MiB): {result.Trigger.Activity} {result.Trigger.DurationMSec:0.###} ms at {result.Trigger.StartMSec / 1000:0.000} s, {result.Trigger.Reason}; verdict: {result.Verdict}{(result.RundownProblem is { } problem ? $" (no method names for code the session did not see load: {problem})" : "")}");
 
     private void Line(string line)
     {
@@ -72,6 +73,8 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
             output.Flush();
         }
     }
+
+    private static string Count(long count, string noun) => Invariant($"{count:N0} {noun}{(count == 1 ? "" : "s")}");
 
     private static string Ms(double ms) => double.IsNaN(ms) ? "    -   " : Invariant($"{ms,8:0.###} ms");
 

@@ -156,7 +156,9 @@ internal static class WatchRunner
     private static async Task<(WatchEnd End, WatchStats Stats)> RunSessionAsync(
         WatchSettings settings, WatchTarget target, LiveView view, CaptureQueue queue, CaptureBudget budget, CancellationToken cancellationToken)
     {
-        var tracker = new LiveTracker(settings, budget, queue.Enqueue);
+        // Read when a capture fires, after the session started and set it: the rundown asks this process.
+        var processId = 0;
+        var tracker = new LiveTracker(settings, budget, (trigger, snapshot, loads) => queue.Enqueue(trigger, snapshot, loads, processId));
         var ring = new NetTraceRing(settings.Ring, tracker);
         var extra = settings.ExtraProviders.Append(settings.Selection.Provider).Distinct(StringComparer.OrdinalIgnoreCase);
         // No per-event stacks (as the load test's default recording): samples keep theirs, and the ring holds more time.
@@ -164,7 +166,6 @@ internal static class WatchRunner
 
         RecordedChild? child = null;
         EventPipeRecorder recorder;
-        int processId;
         if (target is WatchTarget.Launch launch)
         {
             child = await SessionStart.LaunchAsync("watch", launch.Command,

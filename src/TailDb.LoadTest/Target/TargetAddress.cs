@@ -33,6 +33,9 @@ public sealed record TargetAddress(TargetKind Kind, string Host = "", int Port =
         _ => string.Create(CultureInfo.InvariantCulture, $"redis://{(Host.Contains(':', StringComparison.Ordinal) ? $"[{Host}]" : Host)}:{Port}"),
     };
 
+    /// <summary>The <see cref="Name"/>: what --help shows as the default and what a message quotes, not the record's fields.</summary>
+    public override string ToString() => Name;
+
     /// <summary>The address of a started server: the taildb-server target once it listens.</summary>
     public TargetAddress At(string host, int port) => this with { Host = host, Port = port };
 

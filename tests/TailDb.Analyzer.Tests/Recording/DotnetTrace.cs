@@ -1,6 +1,8 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using TailDb.Analyzer.Tests.Watch;
 using Xunit.Abstractions;
+using TailDb.TestSupport.Skipping;
 
 namespace TailDb.Analyzer.Tests.Recording;
 
@@ -56,11 +58,19 @@ internal static class DotnetTrace
 /// <summary>A fact that needs dotnet-trace; skipped, with the reason shown, only when it is absent.</summary>
 public sealed class DotnetTraceFactAttribute : FactAttribute
 {
-    public DotnetTraceFactAttribute()
+    public const string Absent = "dotnet-trace not found in artifacts/tools or on PATH: run .ci/trace-tools.sh (.ci/run does)";
+
+    public DotnetTraceFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
+        : this(DotnetTrace.Find() is not null, member, file)
     {
-        if (DotnetTrace.Find() is null)
+    }
+
+    internal DotnetTraceFactAttribute(bool present, string member, string file)
+    {
+        if (!present)
         {
-            Skip = "dotnet-trace not found in artifacts/tools or on PATH: run .ci/trace-tools.sh (.ci/run does)";
+            Skip = Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using TailDb.TestSupport.Skipping;
+
 namespace TailDb.Analyzer.Tests.Reports;
 
 /// <summary>
@@ -10,11 +13,19 @@ public sealed class ChromiumFactAttribute : FactAttribute
 {
     public const string Chromium = "/usr/bin/chromium";
 
-    public ChromiumFactAttribute()
+    public const string Absent = $"{Chromium} is absent: run .ci/browser-tools.sh (apt-get install chromium; .ci/run does)";
+
+    public ChromiumFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
+        : this(File.Exists(Chromium), member, file)
     {
-        if (!File.Exists(Chromium))
+    }
+
+    internal ChromiumFactAttribute(bool present, string member, string file)
+    {
+        if (!present)
         {
-            Skip = $"{Chromium} is absent: run .ci/browser-tools.sh (apt-get install chromium; .ci/run does)";
+            Skip = Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

@@ -1,7 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using Microsoft.Playwright;
 using Xunit.Abstractions;
+using TailDb.TestSupport.Skipping;
 
 namespace TailDb.Analyzer.Tests.Reports;
 
@@ -53,16 +55,21 @@ public sealed class LargeReportBrowserTests(ITestOutputHelper output)
 /// <summary>A chromium fact that also needs <see cref="LargeReportBrowserTests.Variable"/> to name an existing page.</summary>
 public sealed class LargeReportFactAttribute : FactAttribute
 {
-    public LargeReportFactAttribute()
+    public LargeReportFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
     {
         var path = Environment.GetEnvironmentVariable(LargeReportBrowserTests.Variable);
         if (!File.Exists(ChromiumFactAttribute.Chromium))
         {
-            Skip = $"{ChromiumFactAttribute.Chromium} is absent: run .ci/browser-tools.sh";
+            Skip = ChromiumFactAttribute.Absent;
         }
         else if (string.IsNullOrEmpty(path) || !File.Exists(path))
         {
-            Skip = $"set {LargeReportBrowserTests.Variable} to a slowest page (docs/analyzer.md, the 250,000-request figure)";
+            Skip = $"opt-in: set {LargeReportBrowserTests.Variable} to a slowest page (docs/analyzer.md, the 250,000-request figure)";
+        }
+
+        if (Skip is not null)
+        {
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

@@ -106,6 +106,47 @@ public sealed class LiveTrackerTests
     }
 
     /// <summary>
+    /// Every trigger lands in exactly one place: A is captured, B folds into A's pending capture, L
+    /// (started before A, ending 5.5 s later) comes while A is pending but too far from it to fold,
+    /// D falls in A's 10 s cooldown, E is captured, F is over --max-captures 2.
+    /// </summary>
+    [Fact]
+    public void CapturedPlusFoldedPlusSkippedByReasonIsEveryTrigger()
+    {
+        Guid Id(int i) => new($"0000002{i}-0000-0000-0000-0000000000f0");
+        using var trace = new SyntheticNetTrace(8, compressedHeaders: true);
+        trace.RawBlock("MetadataBlock", EventBlocks.Metadata(
+            (GetStart, "TailDb", 1, "GetStart"), (GetStop, "TailDb", 2, "GetStop"), (Sample, "Microsoft-DotNETCore-SampleProfiler", 0, "ThreadSample")));
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(10_000, [], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: Id(0)),
+            new RawEvent(1_000, [], MetadataId: GetStart, ActivityId: Id(1)),
+            new RawEvent(1_000, [], MetadataId: GetStop, ActivityId: Id(0))));
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(100_000, [], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: Id(2)),
+            new RawEvent(2_000, [], MetadataId: GetStop)));
+        trace.RawBlock("EventBlock", EventBlocks.Compressed(
+            new RawEvent(5_500_000, [], MetadataId: GetStop, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: Id(1))));
+        foreach (var (at, id) in new[] { (6_000_000L, 3), (11_000_000L, 4), (25_000_000L, 5) })
+        {
+            trace.RawBlock("EventBlock", EventBlocks.Compressed(
+                new RawEvent(at, [], MetadataId: GetStart, Sequence: (0, 5), ThreadId: 5, StackId: 0, ActivityId: Id(id)),
+                new RawEvent(2_000, [], MetadataId: GetStop)));
+            trace.RawBlock("EventBlock", EventBlocks.Compressed(
+                new RawEvent(at + 400_000, [], MetadataId: Sample, Sequence: (0, 6), ThreadId: 6, StackId: 0)));
+        }
+
+        var settings = WatchTargets.Settings("unused", new TriggerSettings(ThresholdMs: 1.5, null, null), maxCaptures: 2, cooldownSeconds: 10);
+        var tracker = new LiveTracker(settings, new CaptureBudget(), (_, _, _) => { });
+        new NetTraceRing(settings.Ring, tracker).Write(trace.ToArray());
+
+        var stats = tracker.Stats;
+        Assert.Equal(
+            (6L, 2L, 1L, 1L, 1L, 1L),
+            (stats.Triggers, stats.CapturesStarted, stats.Merged, stats.SkippedPending, stats.SkippedCooldown, stats.SkippedMaxCaptures));
+        Assert.Equal(stats.Triggers, stats.AccountedTriggers);
+    }
+
+    /// <summary>
     /// --gc-pause-ms: a GC's suspension (GCSuspendEEBegin for a GC) to its restart (GCRestartEEEnd)
     /// is the pause; a longer one fires a capture, a suspension for another reason does not.
     /// </summary>

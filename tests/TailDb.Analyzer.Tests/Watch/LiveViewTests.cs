@@ -31,7 +31,7 @@ public sealed class LiveViewTests
         Assert.Contains("p50      0.5 ms   p99     4.25 ms   p99.9     12.5 ms", screen, StringComparison.Ordinal);
         Assert.Contains("ring    2.0 / 8 MiB (25%), 3.5 s of 10 s", screen, StringComparison.Ordinal);
         Assert.Contains("lost 7", screen, StringComparison.Ordinal);
-        Assert.Contains("skipped 1 folded into a pending capture, 0 during one, 2 in cooldown, 0 over --max-captures 3", screen, StringComparison.Ordinal);
+        Assert.Contains("9 triggers: 6 captures, 1 folded into a pending capture; skipped 0 during one, 2 in cooldown, 0 over --max-captures 3", screen, StringComparison.Ordinal);
         Assert.DoesNotContain("verdict 1", screen, StringComparison.Ordinal);
         Assert.All(Enumerable.Range(2, 5), i => Assert.Contains($"verdict: verdict {i}", screen, StringComparison.Ordinal));
     }
@@ -51,5 +51,24 @@ public sealed class LiveViewTests
         var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal(2, lines.Length);
         Assert.StartsWith("capture 1-Get.nettrace (1.0 MiB): Get 7 ms at 1.000 s, 7 ms >= --threshold-ms 5; verdict: verdict 1", lines[0], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheEndLineAccountsForEveryTriggerAndCountsOneCaptureInTheSingular()
+    {
+        var output = new StringWriter();
+        var stats = Stats();
+        stats.Requests = 600_000;
+        stats.Triggers = 2_484;
+        stats.CapturesStarted = 1;
+        stats.Merged = 145;
+        stats.SkippedCooldown = 2_338;
+        stats.SkippedPending = 0;
+
+        new LiveView(output, interactive: false, Settings, "process 42").Ended("process 42 exited", stats);
+
+        Assert.StartsWith(
+            "watch ended (process 42 exited): 600,000 requests, 2,484 triggers = 1 capture + 145 folded into a capture + 2,338 skipped (pending 0, cooldown 2,338, max-captures 0); events lost 7",
+            output.ToString(), StringComparison.Ordinal);
     }
 }

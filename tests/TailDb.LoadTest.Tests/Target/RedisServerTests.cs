@@ -1,21 +1,31 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
+using System.Runtime.CompilerServices;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Tests.Harness;
 using TailDb.LoadTest.Workloads;
+using TailDb.TestSupport.Skipping;
 
 namespace TailDb.LoadTest.Tests.Target;
 
 /// <summary>Skipped, with the reason, when redis-server is not on PATH (.ci/server-tools.sh installs it with apt when it can).</summary>
 public sealed class RedisServerFactAttribute : FactAttribute
 {
-    public RedisServerFactAttribute()
+    public const string Absent = "redis-server not on PATH: run .ci/server-tools.sh (apt-get install -y redis-server; .ci/run does)";
+
+    public RedisServerFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
+        : this(RedisServerTests.Find() is not null, member, file)
     {
-        if (RedisServerTests.Find() is null)
+    }
+
+    internal RedisServerFactAttribute(bool present, string member, string file)
+    {
+        if (!present)
         {
-            Skip = "redis-server not on PATH: install it (`apt-get install -y redis-server`; .ci/server-tools.sh does this when it can)";
+            Skip = Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

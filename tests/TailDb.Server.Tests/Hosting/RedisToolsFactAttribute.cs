@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using TailDb.TestSupport.Skipping;
+
 namespace TailDb.Server.Tests.Hosting;
 
 /// <summary>
@@ -6,11 +9,19 @@ namespace TailDb.Server.Tests.Hosting;
 /// </summary>
 public sealed class RedisToolsFactAttribute : FactAttribute
 {
-    public RedisToolsFactAttribute()
+    public const string Absent = "redis-cli/redis-benchmark not on PATH: run .ci/server-tools.sh (apt-get install -y redis-tools; .ci/run does)";
+
+    public RedisToolsFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
+        : this(RedisTools.Find("redis-cli") is not null && RedisTools.Find("redis-benchmark") is not null, member, file)
     {
-        if (RedisTools.Find("redis-cli") is null || RedisTools.Find("redis-benchmark") is null)
+    }
+
+    internal RedisToolsFactAttribute(bool present, string member, string file)
+    {
+        if (!present)
         {
-            Skip = "redis-cli/redis-benchmark not on PATH: install redis-tools (`apt-get install -y redis-tools`; .ci/run does this when it can)";
+            Skip = Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

@@ -1,5 +1,7 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Text;
+using TailDb.TestSupport.Skipping;
 
 namespace TailDb.Tests.Storage;
 
@@ -111,11 +113,12 @@ public sealed class FullDiskTests : IDisposable
 /// <summary>A fact that runs only where a tmpfs can be mounted; otherwise skipped with the mount's error.</summary>
 public sealed class TmpfsFactAttribute : FactAttribute
 {
-    public TmpfsFactAttribute()
+    public TmpfsFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
     {
         if (Tmpfs.Unavailable is { } reason)
         {
             Skip = reason;
+            DisplayName = SkipNotice.DisplayName(reason, member, file);
         }
     }
 }

@@ -1,4 +1,6 @@
+using System.Runtime.CompilerServices;
 using TailDb.Storage;
+using TailDb.TestSupport.Skipping;
 
 namespace TailDb.Tests.Storage;
 
@@ -83,11 +85,12 @@ public sealed class UpkeepThreadTests
 /// <summary>A fact about Linux's scheduler, skipped elsewhere.</summary>
 public sealed class LinuxFactAttribute : FactAttribute
 {
-    public LinuxFactAttribute()
+    public LinuxFactAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
     {
         if (!OperatingSystem.IsLinux())
         {
             Skip = "Linux only (setpriority and sched_setscheduler on a thread id)";
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }

@@ -22,7 +22,7 @@
       s.timeline.draw();
       const d = drawn[s.key];
       document.getElementById('range-' + s.key).textContent = T.describe(scale.view) + ': ' +
-        d.slowMarks + ' slow requests (of ' + s.D.slowRequests + '), ' + d.restMarks + ' other dots, ' + d.gcBands + ' GC pauses';
+        d.slowMarks + ' slow requests (of ' + s.D.slowRequests + '), ' + d.restMarks + ' other dots, ' + T.gcPauses(d);
     }
   }
 

@@ -19,7 +19,7 @@
   function drawTimeline() {
     timeline.draw();
     document.getElementById('range').textContent = T.describe(view) + ': ' +
-      drawn.slowMarks + ' slow requests, ' + drawn.restMarks + ' other dots, ' + drawn.gcBands + ' GC pauses';
+      drawn.slowMarks + ' slow requests, ' + drawn.restMarks + ' other dots, ' + T.gcPauses(drawn);
     drawHeatmapView();
   }
   // For tests: where a time is drawn, in CSS pixels from the canvas's left edge.

@@ -62,16 +62,34 @@
       ctx.fillStyle = '#fff'; ctx.fillRect(M.l, M.t, pw, ph);
       ctx.save(); ctx.beginPath(); ctx.rect(M.l, M.t, pw, ph); ctx.clip();
       // GC pauses: full-height bands coloured by generation.
-      let n = 0;
-      const gc = D.gc;
+      let n = 0, outside = 0;
+      const gc = D.gc, measured = measuredPhase(D);
       for (let i = 0; i < gc.start.length; i++) {
         const s = gc.start[i], e = s + gc.duration[i];
         if (e < view.from || s > view.to) continue;
         const x0 = X(s), x1 = Math.max(X(e), x0 + 1);
         ctx.fillStyle = GC[Math.min(2, Math.max(0, gc.kind[i]))];
         ctx.fillRect(x0, M.t, x1 - x0, ph); n++;
+        if (measured && (e <= measured.startMs || s >= measured.stopMs)) outside++;
       }
       drawn.gcBands = n;
+      drawn.gcOutside = outside;
+      // Outside the measured phase (fill, warm-up, after it): hatched grey and said so, since the
+      // tables count only the measured phase (a nogc run's GCs all happen outside it).
+      if (measured) {
+        for (const [a, b] of [[view.from, measured.startMs], [measured.stopMs, view.to]]) {
+          if (b <= a || b < view.from || a > view.to) continue;
+          const x0 = Math.max(M.l, X(a)), x1 = Math.min(M.l + pw, X(b));
+          if (x1 <= x0) continue;
+          ctx.fillStyle = 'rgba(200,200,200,.55)'; ctx.fillRect(x0, M.t, x1 - x0, ph);
+          if (x1 - x0 > 70) {
+            ctx.fillStyle = '#555'; ctx.font = '11px sans-serif'; ctx.textAlign = 'center';
+            ctx.fillText('outside the', (x0 + x1) / 2, M.t + ph / 2 - 6);
+            ctx.fillText('measured phase', (x0 + x1) / 2, M.t + ph / 2 + 8);
+            ctx.textAlign = 'start';
+          }
+        }
+      }
       // Runtime suspensions in a strip at the top, contention in one at the bottom.
       n = 0; ctx.fillStyle = '#777';
       const su = D.suspensions;
@@ -147,7 +165,7 @@
         ctx.fillRect(X(t), M.t + ph, 1, 4);
       }
       ctx.strokeStyle = '#888'; ctx.strokeRect(M.l, M.t, pw, ph);
-      canvas.dataset.gcBands = drawn.gcBands; canvas.dataset.slowMarks = drawn.slowMarks; canvas.dataset.queuedMarks = drawn.queuedMarks; canvas.dataset.phases = drawn.phases || 0; canvas.dataset.from = view.from; canvas.dataset.to = view.to;
+      canvas.dataset.gcBands = drawn.gcBands; canvas.dataset.slowMarks = drawn.slowMarks; canvas.dataset.queuedMarks = drawn.queuedMarks; canvas.dataset.phases = drawn.phases || 0; canvas.dataset.gcOutside = drawn.gcOutside; canvas.dataset.from = view.from; canvas.dataset.to = view.to;
     }
 
     function setView(a, b) {
@@ -183,8 +201,16 @@
     return { draw, setView, x, reset: () => setView(full.from, full.to) };
   }
 
+  // The load test's measured phase ({ name: 'measured', startMs, stopMs }), or null when the trace marks no phases.
+  function measuredPhase(D) {
+    return (D.phases || []).find((p) => p.name === 'measured' && p.stopMs > p.startMs) || null;
+  }
+
+  // "12 GC pauses (9 outside the measured phase)": what a range line says of the bands drawn.
+  const gcPauses = (d) => d.gcBands + ' GC pause' + (d.gcBands === 1 ? '' : 's') + (d.gcOutside ? ' (' + d.gcOutside + ' outside the measured phase, greyed)' : '');
+
   // "showing 1.2 s – 1.5 s (300 ms)": the range line above a page's timelines.
   const describe = (view) => 'showing ' + fmt(view.from) + ' – ' + fmt(view.to) + ' (' + fmt(view.to - view.from) + ')';
 
-  window.TailDbTimeline = { GC, margins: M, fmt, fit, niceStep, scaleFor, create, describe };
+  window.TailDbTimeline = { GC, margins: M, fmt, fit, niceStep, scaleFor, create, describe, gcPauses };
 })();

@@ -1,0 +1,59 @@
+using System.Diagnostics.Tracing;
+using Microsoft.Diagnostics.NETCore.Client;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
+using TailDb.Tracing.Recording;
+
+namespace TailDb.Analyzer.Watch;
+
+/// <summary>The rundown's MethodDCEndVerbose payloads (MethodLoadVerbose's layout), or why there are none.</summary>
+internal sealed record RundownMethods(int Version, IReadOnlyList<byte[]> Payloads, string? Problem)
+{
+    public static readonly RundownMethods None = new(0, [], "no rundown asked for");
+}
+
+/// <summary>
+/// The names a capture's stacks need that its session never saw load: ReadyToRun code (most of the
+/// framework), and code jitted before `watch --pid` attached. A session's rundown comes only when it
+/// stops, and the watch's session must not stop, so for each capture a second session on the same
+/// process, with no events of its own, is started with rundown requested and stopped at once: its
+/// MethodDCEndVerbose events list every method with code at that moment (what `record` gets at its end).
+/// </summary>
+internal static class RundownRequest
+{
+    public static RundownMethods Collect(int processId, TimeSpan timeout)
+    {
+        try
+        {
+            var client = new DiagnosticsClient(processId);
+            // EventPipe wants one provider; the runtime's with no keywords sends nothing but the rundown.
+            using var session = client.StartEventPipeSession([new EventPipeProvider(RecordingProviders.Runtime, EventLevel.Informational, 0)], requestRundown: true, circularBufferMB: 64);
+            var payloads = new List<byte[]>();
+            var version = 0;
+            var reading = Task.Run(() =>
+            {
+                using var source = new EventPipeEventSource(session.EventStream);
+                var rundown = new ClrRundownTraceEventParser(source);
+                rundown.MethodDCStopVerbose += data =>
+                {
+                    payloads.Add(data.EventData());
+                    version = data.Version;
+                };
+                source.Process();
+            });
+            session.Stop();
+            if (!reading.Wait(timeout))
+            {
+                return new(0, [], $"no rundown within {timeout.TotalSeconds:0} s");
+            }
+
+            return new(version, payloads, null);
+        }
+        catch (Exception e) when (e is DiagnosticsClientException or IOException or TimeoutException or UnauthorizedAccessException or AggregateException or InvalidOperationException)
+        {
+            // The target exited, or refused: the capture is written without the rundown, and says so.
+            return new(0, [], $"rundown failed: {(e is AggregateException a ? a.InnerException?.Message : e.Message)}");
+        }
+    }
+}
