@@ -78,11 +78,12 @@ public sealed class DotnetTraceFactAttribute : FactAttribute
 /// <summary>A theory that needs dotnet-trace; skipped, with the reason shown, only when it is absent.</summary>
 public sealed class DotnetTraceTheoryAttribute : TheoryAttribute
 {
-    public DotnetTraceTheoryAttribute()
+    public DotnetTraceTheoryAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
     {
         if (DotnetTrace.Find() is null)
         {
-            Skip = "dotnet-trace not found in artifacts/tools or on PATH: run .ci/trace-tools.sh (.ci/run does)";
+            Skip = DotnetTraceFactAttribute.Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
         }
     }
 }
