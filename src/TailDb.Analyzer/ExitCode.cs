@@ -17,7 +17,7 @@ internal enum ExitCode
     /// <summary>The trace ended early; the report covers what was read and says so.</summary>
     TruncatedTrace = 4,
 
-    /// <summary>The input needs another OS (.etl is read through ETW, Windows only).</summary>
+    /// <summary>The input or command needs another OS (no current input does: .etl is read on every OS).</summary>
     UnsupportedPlatform = 5,
 
     /// <summary>The recording could not be started or finished.</summary>

@@ -1,5 +1,5 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
 
 namespace TailDb.Analyzer.Attribution;
 

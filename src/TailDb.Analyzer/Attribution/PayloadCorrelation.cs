@@ -1,5 +1,4 @@
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
 
 namespace TailDb.Analyzer.Attribution;
 

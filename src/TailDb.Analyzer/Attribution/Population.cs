@@ -1,6 +1,6 @@
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Traces;
+using TailDb.Cli;
 
 namespace TailDb.Analyzer.Attribution;
 

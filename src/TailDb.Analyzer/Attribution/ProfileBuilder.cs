@@ -1,5 +1,6 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
+using TailDb.Cli;
 
 namespace TailDb.Analyzer.Attribution;
 

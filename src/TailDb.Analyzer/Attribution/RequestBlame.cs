@@ -1,5 +1,5 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
 
 namespace TailDb.Analyzer.Attribution;
 
@@ -157,7 +157,8 @@ internal sealed class RequestBlame
                 continue;
             }
 
-            var value = cause.Kind == CauseKind.Samples ? Math.Min(whole[c], _attributor.SampleIntervalMSec * ExcessSamples(c)) : whole[c];
+            // Inferred from samples: only what ordinary requests' samples do not show counts.
+            var value = !cause.IsEventBased ? Math.Min(whole[c], _attributor.SampleIntervalMSec * ExcessSamples(c)) : whole[c];
             if (value > bestValue)
             {
                 (best, bestValue) = (c, value);
@@ -174,7 +175,7 @@ internal sealed class RequestBlame
             best = -1;
         }
 
-        return best < 0 ? null : new CauseOverlap(causes[best].Name, causes[best].UnitName, Population.Round(bestValue), causes[best].Kind);
+        return best < 0 ? null : new CauseOverlap(causes[best].Name, causes[best].Unit, Population.Round(bestValue), causes[best].Kind);
     }
 
     /// <summary>This request's samples of cause <paramref name="cause"/> beyond the ordinary, in every situation; 0 unless significant.</summary>

@@ -1,8 +1,9 @@
 using System.Globalization;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
-using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Traces;
+using TailDb.Cli;
 
 namespace TailDb.Analyzer.Attribution;
 
@@ -110,7 +111,7 @@ internal static class SlowestAnalysis
     }
 
     /// <summary>Total GC pause time against the pause time request windows saw (summed over requests).</summary>
-    private static (int Pauses, double PausedMs, double OverlappedMs) GcOutsideRequests(ComputerSet set, IReadOnlyList<CauseDefinition> causes, Tally tally)
+    private static (int Pauses, double PausedMs, double OverlappedMs) GcOutsideRequests(ComputerSet set, IReadOnlyList<ICause> causes, Tally tally)
     {
         var paused = 0.0;
         foreach (var pause in set.Gc.Pauses)
@@ -171,7 +172,7 @@ internal static class SlowestAnalysis
         }
     }
 
-    private static List<CauseRow> CauseRows(IReadOnlyList<CauseDefinition> causes, Tally tally)
+    private static List<CauseRow> CauseRows(IReadOnlyList<ICause> causes, Tally tally)
     {
         var rows = new List<CauseRow>();
         for (var c = 0; c < causes.Count; c++)
@@ -195,15 +196,15 @@ internal static class SlowestAnalysis
             }
 
             double? lift = restShare > 0 ? Math.Round(slowShare / restShare, 2) : null;
-            rows.Add(new CauseRow(cause.Name, cause.ScopeName, cause.UnitName, Math.Round(slowShare, 4), Math.Round(restShare, 4), lift,
+            rows.Add(new CauseRow(cause.Name, cause.Scope.Symbol(), cause.Unit, Math.Round(slowShare, 4), Math.Round(restShare, 4), lift,
                 Population.Round(tally.SlowTotals[c]), Population.Round(tally.RestTotals[c]), cause.Kind,
-                Population.Round(tally.SlowQueueTotals[c]), cause.IsMeasurement));
+                Population.Round(tally.SlowQueueTotals[c]), cause.IsMeasurement, cause.IsEventBased));
         }
 
         // Time causes first, by their share of the slow set's time; ties by name keep the order stable.
         rows.Sort((a, b) =>
         {
-            var unit = string.CompareOrdinal(b.Unit, a.Unit);
+            var unit = a.Unit.CompareTo(b.Unit);
             if (unit != 0)
             {
                 return unit;
@@ -290,7 +291,7 @@ internal static class SlowestAnalysis
             if (values[c] > 0)
             {
                 var cause = attributor.Causes[c];
-                overlaps.Add(new CauseOverlap(cause.Name, cause.UnitName, Population.Round(values[c]), cause.Kind));
+                overlaps.Add(new CauseOverlap(cause.Name, cause.Unit, Population.Round(values[c]), cause.Kind));
             }
         }
 

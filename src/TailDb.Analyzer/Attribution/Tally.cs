@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 
 namespace TailDb.Analyzer.Attribution;

@@ -1,5 +1,5 @@
 using System.Globalization;
-using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Attribution;
 
@@ -19,7 +19,7 @@ internal static class Verdicts
         var overheadMs = 0.0;
         foreach (var row in rows)
         {
-            if (row.Unit != "ms")
+            if (row.Unit != CauseUnit.Milliseconds)
             {
                 continue;
             }
@@ -34,7 +34,7 @@ internal static class Verdicts
                 // lock that held that request up overlaps this one's queue too, and is the answer.
                 queuedBehind = row;
             }
-            else if ((!eventBasedOnly || IsEventBased(row.Kind)) && row.SlowShare > 0 && (top is null || row.SlowShare > top.SlowShare))
+            else if ((!eventBasedOnly || row.EventBased) && row.SlowShare > 0 && (top is null || row.SlowShare > top.SlowShare))
             {
                 top = row;
             }
@@ -51,8 +51,6 @@ internal static class Verdicts
         var queueShare = slowTime > 0 ? Math.Round(Math.Min(top.SlowShare, top.SlowQueueTotal / slowTime), 4) : 0;
         return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis);
     }
-
-    public static bool IsEventBased(CauseKind kind) => kind is not (CauseKind.Samples or CauseKind.TracingSamples);
 
     public static string Sentence(VerdictSection verdict, string selection, long slowCount, double threshold, double? samplingIntervalMs)
     {

@@ -1,5 +1,6 @@
 using System.Globalization;
-using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Comparison;
 
@@ -18,14 +19,14 @@ internal static class Compared
     public static string Ms(double? ms) => ms is { } v ? v.ToString("0.###", s_inv) : "-";
 
     /// <summary>A side's slow share: "45.0%" (or "0.25/req" for event causes); "-" when that trace never had the cause.</summary>
-    public static string Share(CauseSide? side, string unit) => side is null ? "-" : ShareOf(side.SlowShare, unit);
+    public static string Share(CauseSide? side, CauseUnit unit) => side is null ? "-" : ShareOf(side.SlowShare, unit);
 
     /// <summary>The change of the slow share: "+12.3 pp" (percentage points) or "+0.25/req".</summary>
-    public static string Change(double change, string unit) =>
-        unit == "ms" ? (change * 100).ToString("+0.0;-0.0;0.0", s_inv) + " pp" : change.ToString("+0.###;-0.###;0", s_inv) + "/req";
+    public static string Change(double change, CauseUnit unit) =>
+        unit == CauseUnit.Milliseconds ? (change * 100).ToString("+0.0;-0.0;0.0", s_inv) + " pp" : change.ToString("+0.###;-0.###;0", s_inv) + "/req";
 
     public static string Lift(CauseSide? side) => side is null ? "-" : CauseRow.Spell(side.Lift);
 
-    private static string ShareOf(double share, string unit) =>
-        unit == "ms" ? (share * 100).ToString("0.0", s_inv) + "%" : share.ToString("0.###", s_inv) + "/req";
+    private static string ShareOf(double share, CauseUnit unit) =>
+        unit == CauseUnit.Milliseconds ? (share * 100).ToString("0.0", s_inv) + "%" : share.ToString("0.###", s_inv) + "/req";
 }

@@ -1,5 +1,5 @@
 using TailDb.Analyzer.Attribution;
-using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Comparison;
 
@@ -74,7 +74,7 @@ internal static class ComparisonBuilder
 
         rows.Sort((x, y) =>
         {
-            var unit = string.CompareOrdinal(y.Unit, x.Unit);
+            var unit = x.Unit.CompareTo(y.Unit);
             if (unit != 0)
             {
                 return unit;

@@ -1,5 +1,5 @@
 using TailDb.Analyzer.Attribution;
-using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Comparison;
 
@@ -49,7 +49,7 @@ internal sealed record CauseSide(double SlowShare, double RestShare, double? Lif
 /// <param name="SlowShareChange">B's slow share − A's, a missing side counting as 0 (its requests had none of it).</param>
 /// <param name="LiftRatio">B's lift / A's; null unless both sides have a finite lift.</param>
 internal sealed record CauseComparison(
-    string Cause, string Scope, string Unit, bool Measurement, CauseSide? A, CauseSide? B, double SlowShareChange, double? LiftRatio);
+    string Cause, string Scope, [property: System.Text.Json.Serialization.JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, bool Measurement, CauseSide? A, CauseSide? B, double SlowShareChange, double? LiftRatio);
 
 internal sealed record ComparisonReport(
     string Report, int SchemaVersion, ComparedTrace A, ComparedTrace B, IReadOnlyList<PercentileRow> Percentiles,

@@ -1,4 +1,5 @@
-using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Comparison;
 
@@ -73,7 +74,7 @@ internal static class ModeComparisonBuilder
         }
 
         return rows
-            .OrderBy(r => r.Unit == "ms" ? 0 : 1)
+            .OrderBy(r => r.Unit)
             .ThenByDescending(r => r.Sides.Max(s => s?.SlowShare ?? 0))
             .ThenBy(r => r.Cause, StringComparer.Ordinal)
             .ToList();

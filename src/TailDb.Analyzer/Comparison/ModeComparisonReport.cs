@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Comparison;
 
@@ -19,7 +20,7 @@ internal sealed record ModePercentileRow(
     string Activity, string Mode, bool Baseline, IReadOnlyList<double> ValuesMs, IReadOnlyList<double?> Ratios);
 
 /// <summary>One cause across every analyzed trace: its slow share and lift per trace, null where the trace's requests never overlapped it.</summary>
-internal sealed record ModeCauseRow(string Cause, string Scope, string Unit, bool Measurement, IReadOnlyList<CauseSide?> Sides);
+internal sealed record ModeCauseRow(string Cause, string Scope, [property: System.Text.Json.Serialization.JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, bool Measurement, IReadOnlyList<CauseSide?> Sides);
 
 /// <param name="Baseline">The label every ratio is measured against: the first trace with an analysis, or null when none has one.</param>
 internal sealed record ModeComparisonReport(

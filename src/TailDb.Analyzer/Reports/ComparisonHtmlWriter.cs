@@ -1,4 +1,5 @@
 using System.Text.Json;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Pictures;
 using static TailDb.Analyzer.Reports.HtmlParts;
@@ -90,7 +91,7 @@ Drag across either plot to zoom both into a time range, wheel to zoom, shift+dra
         Table(o, ["cause", "scope", $"{la} slow", $"{lb} slow", "change", $"{la} lift", $"{lb} lift", "lift ratio"],
             report.Causes.Select(c => new[]
             {
-                Named((c.Measurement ? "* " : "") + (c.Unit == "ms" ? c.Cause : c.Cause + " (per request)")), T(c.Scope), T(Compared.Share(c.A, c.Unit)), T(Compared.Share(c.B, c.Unit)),
+                Named((c.Measurement ? "* " : "") + (c.Unit == CauseUnit.Milliseconds ? c.Cause : c.Cause + " (per request)")), T(c.Scope), T(Compared.Share(c.A, c.Unit)), T(Compared.Share(c.B, c.Unit)),
                 T(Compared.Change(c.SlowShareChange, c.Unit)), T(Compared.Lift(c.A)), T(Compared.Lift(c.B)), T(Compared.Ratio(c.LiftRatio)),
             }), "compare-causes");
         if (report.Notes.Count > 0)

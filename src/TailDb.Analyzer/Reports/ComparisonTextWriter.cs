@@ -1,4 +1,6 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Comparison;
+using TailDb.Cli;
 
 namespace TailDb.Analyzer.Reports;
 
@@ -47,7 +49,7 @@ internal sealed class ComparisonTextWriter : IReportWriter<ComparisonReport>
             o.WriteLine($"  {"cause",-52} {"scope",-8} {a + " slow",9} {b + " slow",9} {"change",10} {a + " lift",9} {b + " lift",9} {$"lift {b}/{a}",9}");
             foreach (var c in report.Causes)
             {
-                var name = (c.Measurement ? "* " : "") + (c.Unit == "ms" ? c.Cause : c.Cause + " (per request)");
+                var name = (c.Measurement ? "* " : "") + (c.Unit == CauseUnit.Milliseconds ? c.Cause : c.Cause + " (per request)");
                 o.WriteLine($"  {Clip(name, 52),-52} {c.Scope,-8} {Compared.Share(c.A, c.Unit),9} {Compared.Share(c.B, c.Unit),9} {Compared.Change(c.SlowShareChange, c.Unit),10} {Compared.Lift(c.A),9} {Compared.Lift(c.B),9} {Compared.Ratio(c.LiftRatio),9}");
             }
         }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using TailDb.Analyzer.Causes;
 
 namespace TailDb.Analyzer.Reports;
 
@@ -90,7 +91,7 @@ internal static class HtmlParts
 
     public static string N(double v) => v.ToString("0.###", Invariant);
 
-    public static string Share(double v, string unit) => unit == "ms" ? (v * 100).ToString("0.0", Invariant) + "%" : v.ToString("0.###", Invariant) + "/req";
+    public static string Share(double v, CauseUnit unit) => unit == CauseUnit.Milliseconds ? (v * 100).ToString("0.0", Invariant) + "%" : v.ToString("0.###", Invariant) + "/req";
 
     /// <summary>A name cut to <paramref name="max"/> characters when longer, the whole name one click away (cause names, ranges).</summary>
     public static string Named(string name, int max = 48)

@@ -1,5 +1,7 @@
 using System.Net;
 using System.Text.Json;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Pictures;
 using static TailDb.Analyzer.Reports.HtmlParts;
 
@@ -80,16 +82,16 @@ Drag across the plot to zoom into a time range (down to 1 ms), wheel to zoom, sh
             report.Causes.Select(c => new[] { T(c.Cause), T(c.Scope), T(Share(c.SlowShare, c.Unit)), T(Share(c.RestShare, c.Unit)), T(c.LiftText) }), "causes");
         o.WriteLine("<h2>3. Whole run beside the slow windows</h2>");
         o.WriteLine($"<p>Whole run: {E(report.Profile.WholeRunBasis)}</p>");
-        Table(o, ["frame", "category", "ms", "share"], report.Profile.WholeRun.Select(f => new[] { Frame(f.Frame), T(f.Category), T(N(f.Ms)), T(Share(f.Share, "ms")) }), "frames");
+        Table(o, ["frame", "category", "ms", "share"], report.Profile.WholeRun.Select(f => new[] { Frame(f.Frame), T(f.Category), T(N(f.Ms)), T(Share(f.Share, CauseUnit.Milliseconds)) }), "frames");
         o.WriteLine($"<p>Slow windows: {E(report.Profile.SlowWindowsBasis)}</p>");
-        Table(o, ["frame", "category", "ms", "share"], report.Profile.SlowWindows.Select(f => new[] { Frame(f.Frame), T(f.Category), T(N(f.Ms)), T(Share(f.Share, "ms")) }), "frames");
+        Table(o, ["frame", "category", "ms", "share"], report.Profile.SlowWindows.Select(f => new[] { Frame(f.Frame), T(f.Category), T(N(f.Ms)), T(Share(f.Share, CauseUnit.Milliseconds)) }), "frames");
         o.WriteLine("<h2>4. The slowest requests</h2>");
         Table(o, ["#", "activity", "start ms", "ms", "thread", "fields", "causes", "top frames"],
             report.Slowest.Select(r => new[]
             {
                 T(r.Rank.ToString(Invariant)), T(r.Activity), T(N(r.StartMs)), T(N(r.DurationMs)), T(r.ThreadId.ToString(Invariant)),
                 T(r.DescribeFields()),
-                T(string.Join("; ", r.Causes.Select(c => $"{c.Cause}: {N(c.Value)} {c.Unit}"))),
+                T(string.Join("; ", r.Causes.Select(c => $"{c.Cause}: {N(c.Value)} {c.Unit.Symbol()}"))),
                 string.Join("<br>", r.TopFrames.Select(f => $"{Frame(f.Frame)} {N(f.Ms)} ms")),
             }), "slowest");
         o.WriteLine("<h2>5. Payload correlation</h2>");

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using TailDb.Analyzer.Attribution;
 
 namespace TailDb.Analyzer.Reports;
 

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Pictures;
 using static TailDb.Analyzer.Reports.HtmlParts;
@@ -106,7 +107,7 @@ Drag across any plot to zoom all of them into a time range, wheel to zoom, shift
         string[] headers = ["cause", "scope", .. report.Modes.Select(m => m.Label)];
         Table(o, headers, report.Causes.Select(c => new[]
         {
-            Named((c.Measurement ? "* " : "") + (c.Unit == "ms" ? c.Cause : c.Cause + " (per request)")), T(c.Scope),
+            Named((c.Measurement ? "* " : "") + (c.Unit == CauseUnit.Milliseconds ? c.Cause : c.Cause + " (per request)")), T(c.Scope),
         }.Concat(c.Sides.Select(s => s is null ? "-" : $"{T(Compared.Share(s, c.Unit))} <span class=\"ratio\">{T(Compared.Lift(s))}</span>")).ToArray()), "mode-causes");
     }
 

@@ -1,4 +1,7 @@
 using System.Globalization;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
+using TailDb.Cli;
 
 namespace TailDb.Analyzer.Reports;
 
@@ -52,7 +55,7 @@ internal sealed class TextReportWriter : IReportWriter<SlowestReport>, IReportWr
             foreach (var c in report.Causes)
             {
                 var lift = c.LiftText;
-                if (c.Unit == "ms")
+                if (c.Unit == CauseUnit.Milliseconds)
                 {
                     var queued = response ? $" {Pct(c.SlowTotal > 0 ? c.SlowQueueTotal / c.SlowTotal : 0),8}" : "";
                     o.WriteLine($"  {Clip(c.Cause, 62),-62} {c.Scope,-8} {Pct(c.SlowShare),8} {Pct(c.RestShare),8} {lift,8}{queued}");
@@ -169,7 +172,7 @@ internal sealed class TextReportWriter : IReportWriter<SlowestReport>, IReportWr
     {
         foreach (var c in causes)
         {
-            var value = c.Unit == "ms" ? $"{Ms(c.Value)} ({Pct(partMs > 0 ? c.Value / partMs : 0)})" : $"{c.Value:0} events";
+            var value = c.Unit == CauseUnit.Milliseconds ? $"{Ms(c.Value)} ({Pct(partMs > 0 ? c.Value / partMs : 0)})" : $"{c.Value:0} events";
             o.WriteLine($"      {part,-8}{value,-22} {c.Cause}");
         }
     }

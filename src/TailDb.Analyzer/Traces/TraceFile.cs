@@ -1,10 +1,13 @@
 using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Sources.Etw;
 
 namespace TailDb.Analyzer.Traces;
 
 internal enum TraceKind
 {
     NetTrace,
+
+    /// <summary>An ETW trace, .etl or PerfView's .etl.zip, read by the managed reader on every OS (Sources/Etw).</summary>
     Etl,
 }
 
@@ -30,7 +33,7 @@ internal static class TraceFile
         }
 
         // The content decides, not the name: a .nettrace saved as .etl (a Windows habit) is read as
-        // what it is; only a file without the nettrace magic and named .etl is taken for ETW.
+        // what it is; only a file without the nettrace magic and named .etl or .etl.zip is taken for ETW.
         Span<byte> head = stackalloc byte[8];
         var read = ReadHead(path, head);
         if (read == 0)
@@ -43,18 +46,12 @@ internal static class TraceFile
             return TraceKind.NetTrace;
         }
 
-        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase))
+        if (path.EndsWith(".etl", StringComparison.OrdinalIgnoreCase) || path.EndsWith(".etl.zip", StringComparison.OrdinalIgnoreCase))
         {
-            if (!OperatingSystem.IsWindows())
-            {
-                throw new AnalyzerException(ExitCode.UnsupportedPlatform,
-                    $"{path}: .etl traces are read through Windows ETW and need Windows; record a .nettrace here (TailDb.Analyzer record)");
-            }
-
             return TraceKind.Etl;
         }
 
-        throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic)");
+        throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic) nor named .etl or .etl.zip");
     }
 
     /// <summary>Opens the trace for one streaming pass. Callers have run <see cref="Check"/>.</summary>
@@ -62,9 +59,11 @@ internal static class TraceFile
     {
         try
         {
-            if (kind == TraceKind.Etl && OperatingSystem.IsWindows())
+            // One reader on every OS: Windows' own ETW API would order and name events the same way,
+            // and one path keeps Linux and Windows reports identical (docs/etl.md).
+            if (kind == TraceKind.Etl)
             {
-                return new ETWTraceEventSource(path);
+                return new EtwEventSource(path);
             }
 
             return new EventPipeEventSource(path);

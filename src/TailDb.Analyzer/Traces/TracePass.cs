@@ -69,7 +69,7 @@ internal static class TracePass
                 : $"parsing stopped after {events:N0} events at {lastMSec:F1} ms: {OneLine(e)}";
         }
 
-        truncation ??= cutShort;
+        truncation ??= cutShort ?? (source as Sources.Etw.EtwEventSource)?.Truncation;
         cancellationToken.ThrowIfCancellationRequested();
         var duration = events > 0 ? Math.Max(lastMSec, SafeSessionEnd(source)) : 0;
         foreach (var computer in computers)
@@ -92,6 +92,12 @@ internal static class TracePass
         if (e is AnalyzerException or OperationCanceledException)
         {
             return false;
+        }
+
+        // The ETW reader's one error: bytes that do not fit the format, at a named offset.
+        if (e is Sources.Etw.EtlFormatException)
+        {
+            return true;
         }
 
         // TraceEvent reports a damaged payload with a bare System.Exception ("Reading past end of event"),

@@ -2,6 +2,7 @@ using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Parsers;
 using Microsoft.Diagnostics.Tracing.EventPipe;
 
+using TailDb.Cli;
 using TailDb.LoadTest.Reporting;
 using TailDb.Tracing.Recording;
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using TailDb.Cli;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Target;

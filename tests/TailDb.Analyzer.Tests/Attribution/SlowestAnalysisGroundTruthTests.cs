@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
@@ -139,7 +140,7 @@ public sealed class SlowestAnalysisGroundTruthTests(WorkloadTraces traces)
     public void VerdictNamesTheGcAndCausesAreRankedBySlowShare()
     {
         var report = Report();
-        var time = report.Causes.Where(c => c.Unit == "ms").ToList();
+        var time = report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).ToList();
         Assert.Equal(time.OrderByDescending(c => c.SlowShare).Select(c => c.SlowShare), time.Select(c => c.SlowShare));
         Assert.Equal("gen2 GC pauses", time[0].Cause);
         Assert.Equal(0, time[0].RestShare);

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Tests.Recording;
 

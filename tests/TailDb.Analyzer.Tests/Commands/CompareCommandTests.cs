@@ -44,7 +44,7 @@ public sealed class CompareCommandTests(WorkloadTraces traces)
     [Theory]
     [InlineData(3, "compare", "TRACE", "/no/such/b.nettrace")]
     [InlineData(3, "compare", "/no/such/a.nettrace", "TRACE")]
-    [InlineData(5, "compare", "TRACE", "ETL")]
+    [InlineData(3, "compare", "TRACE", "ETL")]
     [InlineData(2, "compare", "TRACE")]
     [InlineData(2, "compare", "TRACE", "TRACE", "--percent", "0")]
     [InlineData(2, "compare", "TRACE", "TRACE", "--format", "pdf")]

@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Reports;
 
@@ -77,7 +78,7 @@ public sealed class ComparisonBuilderTests
     [Fact]
     public void TimeCausesComeBeforeEventCausesEachByTheLargerShareOfTheTwo()
     {
-        var a = Report([Get()], [Cause("exceptions thrown", 3, 0.1, 30, "events"), Cause("small", 0.1, 0.1, 1), Cause("big in A", 0.5, 0.1, 5)]);
+        var a = Report([Get()], [Cause("exceptions thrown", 3, 0.1, 30, CauseUnit.Events), Cause("small", 0.1, 0.1, 1), Cause("big in A", 0.5, 0.1, 5)]);
         var b = Report([Get()], [Cause("big in B", 0.6, 0.1, 6), Cause("small", 0.2, 0.1, 2)]);
         Assert.Equal(["big in B", "big in A", "small", "exceptions thrown"], ComparisonBuilder.Build(a, b).Causes.Select(c => c.Cause));
     }
@@ -114,7 +115,7 @@ public sealed class ComparisonBuilderTests
     internal static ActivityStats Get(string name = "Get", double p50 = 1, double p90 = 2, double p99 = 3, double p999 = 4, double max = 5) =>
         new(name, 1000, p50, p90, p99, p999, max, 0, 0);
 
-    internal static CauseRow Cause(string name, double slow, double rest, double? lift, string unit = "ms") =>
+    internal static CauseRow Cause(string name, double slow, double rest, double? lift, CauseUnit unit = CauseUnit.Milliseconds) =>
         new(name, "process", unit, slow, rest, lift, slow * 100, rest * 100);
 
     internal static SlowestReport Report(IReadOnlyList<ActivityStats> activities, IReadOnlyList<CauseRow> causes, string verdict = "a verdict") => new(

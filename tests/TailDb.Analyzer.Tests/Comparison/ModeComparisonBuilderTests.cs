@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Comparison;
 using static TailDb.Analyzer.Tests.Comparison.ComparisonBuilderTests;
 
@@ -65,7 +66,7 @@ public sealed class ModeComparisonBuilderTests
     {
         var report = ModeComparisonBuilder.Build(
         [
-            new("a", "a.nettrace", "a.html", Report([Get()], [Cause("small", 0.1, 0.1, 1), Cause("events", 3, 1, 3, unit: "events")]), null),
+            new("a", "a.nettrace", "a.html", Report([Get()], [Cause("small", 0.1, 0.1, 1), Cause("events", 3, 1, 3, unit: CauseUnit.Events)]), null),
             new("b", "b.nettrace", "b.html", Report([Get()], [Cause("large in b", 0.6, 0.1, 6), Cause("small", 0.2, 0.1, 2)]), null),
         ]);
 

@@ -1,5 +1,6 @@
 using System.Globalization;
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Traces;

@@ -1,10 +1,12 @@
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Reports;
 
 namespace TailDb.Analyzer.Tests.Reports;
 
 public class CauseRowTests
 {
-    private static CauseRow Row(double? lift) => new("gen0 GC pauses", "process", "ms", 0.5, 0.01, lift, 10, 1);
+    private static CauseRow Row(double? lift) => new("gen0 GC pauses", "process", CauseUnit.Milliseconds, 0.5, 0.01, lift, 10, 1);
 
     [Fact]
     public void LiftIsShownWithOneDecimal() => Assert.Equal("7.1x", Row(7.06).LiftText);

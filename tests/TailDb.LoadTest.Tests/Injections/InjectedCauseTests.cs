@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
@@ -54,7 +55,7 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
 
         output.WriteLine(score.Describe());
         output.WriteLine(report.Verdict);
-        foreach (CauseRow cause in report.Causes.Where(c => c.Unit == "ms").Take(8))
+        foreach (CauseRow cause in report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(8))
         {
             output.WriteLine(FormattableString.Invariant($"  {cause.SlowShare,7:P1} of the slow set's time: {cause.Cause}"));
         }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Traces;
 using TailDb.LoadTest.Injections;
@@ -128,7 +129,7 @@ internal sealed record InjectionScore(
 
         foreach (var overlap in row.Causes)
         {
-            if (overlap.Unit != "ms" || !kindOf.TryGetValue(overlap.Cause, out var kind)
+            if (overlap.Unit != CauseUnit.Milliseconds || !kindOf.TryGetValue(overlap.Cause, out var kind)
                 || kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait)
             {
                 continue;

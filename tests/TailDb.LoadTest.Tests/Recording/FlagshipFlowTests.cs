@@ -1,5 +1,6 @@
 using System.Text.Json;
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
@@ -95,11 +96,11 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
 
     /// <summary>Whether GC pauses take a larger share of the slow set's time than of the rest's (or only the slow set has them).</summary>
     private static bool GcOverRepresented(SlowestReport report) => report.Causes
-        .Any(c => c.Kind == CauseKind.GcPause && c.Unit == "ms" && c.SlowTotal > 0 && (c.Lift is null or > 1));
+        .Any(c => c.Kind == CauseKind.GcPause && c.Unit == CauseUnit.Milliseconds && c.SlowTotal > 0 && (c.Lift is null or > 1));
 
     /// <summary>The app's largest event-based cause of the slow set's time (not the measurement's, not queueing behind earlier requests).</summary>
     private static CauseKind? LargestEventBasedCause(SlowestReport report) => report.Causes
-        .Where(c => c.Unit == "ms" && !c.Measurement && c.Kind is not (CauseKind.Samples or CauseKind.TracingSamples or CauseKind.EarlierRequests) && c.SlowTotal > 0)
+        .Where(c => c.Unit == CauseUnit.Milliseconds && !c.Measurement && c.Kind is not (CauseKind.Samples or CauseKind.TracingSamples or CauseKind.EarlierRequests) && c.SlowTotal > 0)
         .OrderByDescending(c => c.SlowTotal)
         .Select(c => (CauseKind?)c.Kind)
         .FirstOrDefault();

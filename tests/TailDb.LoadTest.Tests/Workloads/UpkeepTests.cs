@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.LoadTest.Tests.Harness;

@@ -1,9 +1,9 @@
 using System.Globalization;
 
-namespace TailDb.LoadTest.Reporting;
+namespace TailDb.Cli;
 
-/// <summary>"1 request", "2 requests": a count and its noun agreeing in number, for every sentence the load test prints.</summary>
-internal static class Counted
+/// <summary>"1 request", "2 requests": a count and its noun agreeing in number, for every sentence a tool prints.</summary>
+public static class Counted
 {
     public static string Of(long count, string singular, string? plural = null) =>
         $"{count.ToString("N0", CultureInfo.CurrentCulture)} {(count == 1 ? singular : plural ?? singular + "s")}";

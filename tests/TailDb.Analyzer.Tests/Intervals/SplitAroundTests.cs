@@ -1,17 +1,17 @@
-using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Intervals;
 
-namespace TailDb.Analyzer.Tests.Attribution;
+namespace TailDb.Analyzer.Tests.Intervals;
 
 /// <summary>
 /// A sampler tick's wait for a safe point is split around GC pauses: the part a GC covers is the
 /// GC's (the tick waited for the GC to finish), only the rest can be a thread holding the process up.
 /// </summary>
-public sealed class AttributorSafePointTests
+public sealed class SplitAroundTests
 {
     private static ((double, double)[] Outside, (double, double)[] Covered) Split((double, double)[] gcs, double from, double to)
     {
         List<(double, double)> outside = [], covered = [];
-        Attributor.SplitAround(gcs, from, to, outside, covered);
+        Windows.SplitAround(gcs, from, to, outside, covered);
         return ([.. outside], [.. covered]);
     }
 

@@ -1,6 +1,7 @@
-using TailDb.Analyzer.Attribution;
+using System.Text.Json.Serialization;
+using TailDb.Analyzer.Causes;
 
-namespace TailDb.Analyzer.Reports;
+namespace TailDb.Analyzer.Attribution;
 
 // The report model. Its JSON form is a documented, stable shape (docs/analyzer.md): add fields,
 // never rename or remove them without bumping SchemaVersion. Times are milliseconds, shares 0..1.
@@ -20,20 +21,21 @@ internal sealed record PopulationSection(
     string Provider, IReadOnlyList<ActivityStats> Activities, IReadOnlyList<NestedStats> Nested, long Requests, string Selection,
     long SlowCount, double ThresholdMs, LatencyBasis Basis, string BasisDescription, string Range);
 
-/// <param name="Unit">"ms": shares are fractions of request time; "events": values are events per request.</param>
+/// <param name="Unit">Milliseconds ("ms" in JSON): shares are fractions of request time; Events ("events"): values are events per request.</param>
 /// <param name="Lift">SlowShare / RestShare; null when the rest has none (only in the tail).</param>
 /// <param name="SlowQueueTotal">Of SlowTotal, the part that fell in the slow requests' queue (arrival → start).</param>
 /// <param name="Measurement">The measurement's own cost (sampler suspensions, tracing code), never the verdict.</param>
+/// <param name="EventBased">Seen by events with exact times, not inferred from CPU samples (not in the JSON: the kind says it).</param>
 internal sealed record CauseRow(
-    string Cause, string Scope, string Unit, double SlowShare, double RestShare, double? Lift, double SlowTotal, double RestTotal,
-    CauseKind Kind = CauseKind.Samples, double SlowQueueTotal = 0, bool Measurement = false)
+    string Cause, string Scope, [property: JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, double SlowShare, double RestShare, double? Lift, double SlowTotal, double RestTotal,
+    CauseKind Kind = CauseKind.Samples, double SlowQueueTotal = 0, bool Measurement = false, [property: JsonIgnore] bool EventBased = false)
 {
     /// <summary>Past this a lift only says "the rest barely has it": a rest share of a few
     /// samples makes the ratio arbitrary (1 ms samples rarely land in microsecond requests).</summary>
     public const double LiftCeiling = 1000;
 
     /// <summary>"12.3x", "&gt;1000x" or "tail-only"; the one spelling every text renderer uses (JSON keeps the number).</summary>
-    [System.Text.Json.Serialization.JsonIgnore]
+    [JsonIgnore]
     public string LiftText => Spell(Lift);
 
     /// <summary>The spelling of any lift, for renderers that hold the number without a row (the verdict).</summary>
@@ -49,7 +51,7 @@ internal sealed record FrameRow(string Frame, string Category, double Ms, double
 
 internal sealed record ProfileSection(string WholeRunBasis, IReadOnlyList<FrameRow> WholeRun, string SlowWindowsBasis, IReadOnlyList<FrameRow> SlowWindows);
 
-internal sealed record CauseOverlap(string Cause, string Unit, double Value, CauseKind Kind = CauseKind.Samples);
+internal sealed record CauseOverlap(string Cause, [property: JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, double Value, CauseKind Kind = CauseKind.Samples);
 
 /// <param name="StartMs">When the request arrived (its Start when it carries no arrival).</param>
 /// <param name="DurationMs">Its latency on the report's basis: QueueMs + ServiceMs for response time.</param>

@@ -1,5 +1,10 @@
-namespace TailDb.Analyzer.Attribution;
+using System.Text.Json;
+using System.Text.Json.Serialization;
 
+namespace TailDb.Analyzer.Causes;
+
+/// <summary>What a cause's value counts: time covered, or events per request.</summary>
+/// <remarks>Time comes first: reports list time causes before event causes.</remarks>
 internal enum CauseUnit
 {
     Milliseconds,
@@ -60,22 +65,24 @@ internal enum RequestPart
     Service,
 }
 
-internal sealed record CauseDefinition(string Name, CauseScope Scope, CauseUnit Unit, CauseKind Kind)
+/// <summary>How the reports spell units and scopes (the JSON's "ms"/"events", "process"/"thread"/"request").</summary>
+internal static class CauseSpelling
 {
-    public bool IsGc => Kind == CauseKind.GcPause;
+    public static string Symbol(this CauseUnit unit) => unit == CauseUnit.Milliseconds ? "ms" : "events";
 
-    /// <summary>The measurement's own cost (sampler suspensions, tracing code): reported apart, never the verdict.</summary>
-    public bool IsMeasurement => Kind is CauseKind.SamplerSuspension or CauseKind.TracingSamples or CauseKind.SafePointWait;
-
-    /// <summary>Seen by events with exact times, not inferred from CPU samples.</summary>
-    public bool IsEventBased => Kind is not (CauseKind.Samples or CauseKind.TracingSamples);
-
-    public string ScopeName => Scope switch
+    public static string Symbol(this CauseScope scope) => scope switch
     {
         CauseScope.Process => "process",
         CauseScope.Thread => "thread",
         _ => "request",
     };
+}
 
-    public string UnitName => Unit == CauseUnit.Milliseconds ? "ms" : "events";
+/// <summary>Writes a <see cref="CauseUnit"/> as its symbol ("ms", "events"), the report's documented JSON shape.</summary>
+internal sealed class CauseUnitJsonConverter : JsonConverter<CauseUnit>
+{
+    public override CauseUnit Read(ref Utf8JsonReader reader, Type typeToConvert, JsonSerializerOptions options) =>
+        reader.GetString() == "ms" ? CauseUnit.Milliseconds : CauseUnit.Events;
+
+    public override void Write(Utf8JsonWriter writer, CauseUnit value, JsonSerializerOptions options) => writer.WriteStringValue(value.Symbol());
 }

@@ -1,4 +1,4 @@
-namespace TailDb.Analyzer.Attribution;
+namespace TailDb.Analyzer.Intervals;
 
 /// <summary>
 /// Windows sorted by start with a running maximum of their ends, so "how much of [from, to) do
