@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Stacks;
 using Xunit.Abstractions;
