@@ -42,7 +42,7 @@ public sealed class ForeignAppTests(ForeignAppRecordings recordings, ITestOutput
     private async Task HttpAsync(string provider, string recorder)
     {
         var trace = await recordings.RecordAsync(recorder, ForeignAppRecordings.HttpProviders, "http", "500", $"{Every}");
-        var score = Score(trace, new RequestSelection(provider, ["Request"]), requests: 500, recorder);
+        var (score, _) = Score(trace, new RequestSelection(provider, ["Request"]), requests: 500, recorder);
         Assert.True(score.Found == score.Injected && score.RightCause == score.Injected, score.ToString());
     }
 
@@ -51,15 +51,14 @@ public sealed class ForeignAppTests(ForeignAppRecordings recordings, ITestOutput
         var trace = await recordings.RecordAsync(recorder, [ForeignAppRecordings.CustomProvider], "custom", layout, "1000", $"{Every}");
         var arrival = layout == "mixed" ? "dueAt" : "arrivalTimestamp";
         var selection = new RequestSelection(ForeignAppRecordings.CustomProvider, ["Request"], arrival);
-        var score = Score(trace, selection, requests: 1000, recorder);
+        var (score, report) = Score(trace, selection, requests: 1000, recorder);
         Assert.True(score.Found == score.Injected && score.RightCause == score.Injected, score.ToString());
 
         // The arrival read right: every response time fits in the trace (a misread arrival gave 6.3e11 ms),
         // and the requests behind each GC waited for it in their queue, not in their service.
-        var report = SlowestAnalysis.Run(new SlowestSettings(trace, selection, ThresholdMs: 5, Top: 1000, Scope: new ScopeSettings(PhaseChoice.All)), null);
         var requests = Assert.Single(report.Population.Activities);
         Assert.Equal(LatencyBasis.Response, report.Population.Basis);
-        Assert.InRange(requests.MaxMs, 5, report.Trace.DurationMs);
+        Assert.InRange(requests.MaxMs, 10, report.Trace.DurationMs);
         Assert.All(report.Slowest, r => Assert.InRange(r.QueueMs, 0, report.Trace.DurationMs));
         var queued = report.Slowest.Count(r => r.QueueMs > r.ServiceMs && r.Named?.Kind == CauseKind.GcPause);
         output.WriteLine($"{layout}: {queued} slow requests queued behind a GC and named for it");
@@ -67,7 +66,7 @@ public sealed class ForeignAppTests(ForeignAppRecordings recordings, ITestOutput
     }
 
     /// <summary>Requests found (in the slow set, of at least 10 ms) and named for a gen2 GC pause, of those the app slowed.</summary>
-    private ForeignScore Score(string trace, RequestSelection selection, int requests, string recorder)
+    private (ForeignScore Score, SlowestReport Report) Score(string trace, RequestSelection selection, int requests, string recorder)
     {
         var report = SlowestAnalysis.Run(
             new SlowestSettings(trace, selection, ThresholdMs: 10, Top: requests, Scope: new ScopeSettings(PhaseChoice.All)), new NetTraceStackSampleReader());
@@ -100,7 +99,7 @@ public sealed class ForeignAppTests(ForeignAppRecordings recordings, ITestOutput
         output.WriteLine(score.ToString());
         output.WriteLine($"  other slow requests: {(other.Count == 0 ? "none" : string.Join("; ", other.Take(12)))}{(other.Count > 12 ? "; ..." : "")}");
         output.WriteLine($"  {report.Verdict}");
-        return score;
+        return (score, report);
     }
 
     /// <summary>Every request's start on the report's clock (its arrival when it has one), in order: request i is the app's id i.</summary>
