@@ -39,6 +39,9 @@ public static class LoadTestEventContract
         /// <summary>RequestStart: 0 read, 1 write, 2 delete. RequestStop: what it turned out to be (the load test's OpKind).</summary>
         public const string Kind = "kind";
 
+        /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
+        public const string ValueBytes = "valueBytes";
+
         /// <summary>RequestSent/ReplyReceived: the pooled connection's index.</summary>
         public const string Connection = "connection";
 

@@ -44,7 +44,7 @@ internal static class SlowestAnalysis
         {
             throw set.Facts.Lacking(ExitCode.NoRequests,
                 $"{settings.TracePath}: no completed {selection.Provider} requests ({string.Join("/", selection.Activities)}) " +
-                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)} (choose others with --provider/--activity, --phase)");
+                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)} (choose others with --provider/--activity, --phase)");
         }
 
         var attributor = new Attributor(set, samples);

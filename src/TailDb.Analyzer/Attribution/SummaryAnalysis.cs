@@ -37,7 +37,7 @@ internal static class SummaryAnalysis
         notes.Insert(0, $"Requests: {scope.RangeDescription}; latency: {scope.BasisDescription}.");
         if (population.Paired == 0)
         {
-            notes.Add($"No completed {selection.Provider} requests ({string.Join("/", selection.Activities)}); activities seen: {Population.DescribeActivities(set)}.");
+            notes.Add($"No completed {selection.Provider} requests ({string.Join("/", selection.Activities)}); activities seen: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)}.");
         }
 
         return new SummaryReport("summary", SlowestReport.CurrentSchemaVersion, Population.TraceSection(set, null, "not read by summary"),

@@ -36,7 +36,7 @@ internal sealed class ComputerSet
         var clock = TraceClock.Read(tracePath, kind);
         var set = new ComputerSet(selection, clock, EventMetadata.Read(tracePath, kind, selection.Provider));
         set.Facts = TracePass.Run(tracePath, [set.Requests, set.Phases, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions, set.Upkeep],
-            framingChecked, cancellationToken);
+            framingChecked, selection, cancellationToken);
         set.Phases.AddFromFile(tracePath, clock);
         return set;
     }

@@ -97,9 +97,19 @@ internal sealed class LoadThreads
         int mask = operations.Length - 1;
         long end = start + durationTicks;
         double offset = intervalTicks * thread / _options.Threads;
+        double burstFactor = _options.BurstFactor;
+        double periodTicks = _options.BurstPeriodMilliseconds * Stopwatch.Frequency / 1000;
         for (long slot = 0; !cancellationToken.IsCancellationRequested; slot++)
         {
-            long intended = start + (long)(offset + (slot * intervalTicks));
+            double due = offset + (slot * intervalTicks);
+            if (burstFactor > 1)
+            {
+                // The period's evenly spaced arrivals squeezed into its first 1/factor: same count, same mean rate.
+                double period = Math.Floor(due / periodTicks) * periodTicks;
+                due = period + ((due - period) / burstFactor);
+            }
+
+            long intended = start + (long)due;
             if (intended >= end)
             {
                 return 0;
