@@ -32,9 +32,9 @@ internal static class CommonOptions
 
     public static readonly Option<PhaseChoice> Phase = Choice(
         "--phase",
-        "Which phase of a load test's trace to analyze: measured (the default when the trace marks phases), warmup, fill or all.",
+        "Which phase of a load test's trace to analyze: auto (measured when the trace marks phases, else all), measured, warmup, fill or all.",
         PhaseChoice.Auto,
-        [PhaseChoice.Measured, PhaseChoice.Warmup, PhaseChoice.Fill, PhaseChoice.All]);
+        [PhaseChoice.Auto, PhaseChoice.Measured, PhaseChoice.Warmup, PhaseChoice.Fill, PhaseChoice.All]);
 
     public static readonly Option<double?> From = new("--from") { Description = "Analyze requests arriving from this many seconds into the trace (overrides --phase)." };
 

@@ -11,7 +11,7 @@ namespace TailDb.Analyzer.Traces;
 /// <param name="NotRead">What the ETW reader met and did not raise, or null.</param>
 internal sealed record TraceFacts(
     string Path, long Bytes, TraceKind Kind, double DurationMSec, long EventCount, int EventsLost, string? Truncation, DateTime? SessionStart,
-    string? Process = null, IReadOnlyList<string>? StartStopActivities = null, string? NotRead = null);
+    string? Process = null, IReadOnlyList<string>? StartStopActivities = null, string? NotRead = null, int? ProcessId = null);
 
 /// <summary>
 /// The one streaming pass over a trace: every computer subscribes, TraceEvent parses each event
@@ -91,7 +91,7 @@ internal static class TracePass
         var lost = source is EventPipeEventSource pipe ? pipe.EventsLost : source.EventsLost;
         DateTime? start = events > 0 ? source.SessionStartTime : null;
         return new TraceFacts(path, bytes, kind, duration, events, lost, truncation, start,
-            processNote, census?.StartStopActivities, (source as EtwEventSource)?.Counts.Describe());
+            processNote, census?.StartStopActivities, (source as EtwEventSource)?.Counts.Describe(), processId);
     }
 
     /// <summary>

@@ -16,6 +16,10 @@ public sealed class EtwAnalysisTests
 
         // Only that process's GCs: 263 pauses (PerfView's own process paused once more).
         Assert.Contains("pauses: 263;", stdout, StringComparison.Ordinal);
+
+        // And its kernel CPU samples, at PerfView's 1 ms profile interval.
+        Assert.Contains("sampling interval: 1.000 ms (measured)", stdout, StringComparison.Ordinal);
+        Assert.Contains("kernel CPU samples of the process", stdout, StringComparison.Ordinal);
     }
 
     [SharedEtlFact]
