@@ -51,7 +51,7 @@ internal static class WatchCommand
         var command = new Command("watch", "Flight recorder: keep the last seconds of a running process's trace and capture the window around each slow request.")
         {
             CommonOptions.ProcessId, ProcessName, CommonOptions.Provider, CommonOptions.Activity, Window, MaxBytes, ThresholdMs, OverP99, GcPauseMs, MarginMs,
-            MaxCaptures, Cooldown, Captures, ReportTimeout, Duration, CommonOptions.NoSamples, CommonOptions.LaunchCommand,
+            MaxCaptures, Cooldown, Captures, ReportTimeout, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, CommonOptions.LaunchCommand,
         };
         command.SetAction((parseResult, cancellationToken) =>
         {
@@ -104,7 +104,7 @@ internal static class WatchCommand
         var settings = new WatchSettings(
             CommonOptions.Selection(parseResult),
             new RingLimits(TimeSpan.FromSeconds(window), maxBytes), triggers, TimeSpan.FromMilliseconds(margin), maxCaptures,
-            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, !parseResult.GetValue(CommonOptions.NoSamples), [])
+            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, WatchSamples(parseResult), [])
         {
             ReportTimeout = TimeSpan.FromSeconds(reportTimeout),
         };
@@ -128,5 +128,21 @@ internal static class WatchCommand
         {
             throw new AnalyzerException(ExitCode.BadArguments, $"{name} must be positive, not {value}");
         }
+    }
+
+    /// <summary>
+    /// The flight recorder keeps an EventPipe ring in memory; perf has a ring of its own (--overwrite,
+    /// dumped on a signal) that is not wired to the captures yet, so watch samples with EventPipe or not at all.
+    /// </summary>
+    private static bool WatchSamples(ParseResult parseResult)
+    {
+        var requested = parseResult.GetValue(CommonOptions.NoSamples) ? TailDb.Tracing.Sampling.SamplerKind.Off : parseResult.GetValue(CommonOptions.Sampler);
+        if (requested == TailDb.Tracing.Sampling.SamplerKind.Perf)
+        {
+            throw new AnalyzerException(ExitCode.BadArguments,
+                "watch: --sampler perf is not supported yet (the flight recorder keeps an EventPipe ring; perf's own ring is not wired to its captures): use --sampler eventpipe or off, or record with `record --sampler perf`");
+        }
+
+        return requested != TailDb.Tracing.Sampling.SamplerKind.Off;
     }
 }
