@@ -29,7 +29,7 @@ for mode in workstation workstation-nonconcurrent server server-nodatas nogc; do
   fi
 done
 # --inject: one short traced run with a forced GC a second; its truth file lands beside the trace.
-dotnet "$dll" --gc workstation --duration 2 --warmup 1 --keys 20000 --rate 2000 --samples off \
+dotnet "$dll" --gc workstation --duration 2 --warmup 1 --keys 20000 --rate 2000 --sampler off \
   --trace "$out/injected.nettrace" --inject gc:every=1s >/dev/null
 truth="$out/injected.truth.json"
 if ! grep -q '"arrival"' "$truth" 2>/dev/null; then

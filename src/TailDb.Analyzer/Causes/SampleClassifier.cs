@@ -14,6 +14,10 @@ internal sealed class SampleClassifier
 
     // GC pauses each stretched by one sampling interval: a thread parked at a safe point in there was stopped by the GC.
     private readonly WindowIndex _gcParking;
+
+    // A kernel sampler (perf) samples the GC at work: any on-CPU sample inside a GC pause is the GC's,
+    // whatever its frames (the GC faulting in fresh pages reads as page faults, its mark phase as runtime code).
+    private readonly WindowIndex? _gcPauses;
     private readonly double[] _totals = new double[Enum.GetValues<SampleCategory>().Length];
     private (int Thread, double From, double To) _summed = (0, double.NaN, double.NaN);
 
@@ -24,6 +28,7 @@ internal sealed class SampleClassifier
         // The GC's own stop-the-world ends before the sampler's next tick can start: a thread still
         // parked then has not run since the GC released it, so one interval past a pause is the GC's too.
         _gcParking = new WindowIndex([.. set.Gc.Pauses.Select(p => (p.StartMSec, p.StopMSec + samples.IntervalMSec))]);
+        _gcPauses = samples.Set.OnCpuOnly ? new WindowIndex([.. set.Gc.Pauses.Select(p => (p.StartMSec, p.StopMSec))]) : null;
     }
 
     /// <summary>Null without samples, or without a sampling interval to weigh them by.</summary>
@@ -45,8 +50,9 @@ internal sealed class SampleClassifier
     /// thread: that time is already the sampler suspensions' line (measurement overhead), so the
     /// sample counts nowhere.
     /// </summary>
-    public SampleCategory? CauseOf(SampleCategory category, double sampleMSec) => category != SampleCategory.SafePoint
-        ? category
+    public SampleCategory? CauseOf(SampleCategory category, double sampleMSec) =>
+        _gcPauses is not null && _gcPauses.Overlap(sampleMSec - 1e-6, sampleMSec + 1e-6) > 0 ? SampleCategory.Gc
+        : category != SampleCategory.SafePoint ? category
         : _gcParking.Overlap(sampleMSec - 1e-6, sampleMSec + 1e-6) > 0 ? SampleCategory.Gc : null;
 
     /// <summary>The time <paramref name="category"/>'s samples on the thread stand for inside [from, to), at most the window.</summary>

@@ -48,9 +48,10 @@ public sealed class Injector : IDisposable
     private int _sleepDue;
     private int _faultDue;
 
-    // The cpu-hog's process, and whether load thread 0 has pinned itself to the hog's CPU yet.
+    // The cpu-hog's process, and whether this load thread (each phase starts its own) has pinned itself to the hog's CPU yet.
     private readonly CpuHog? _hog;
-    private bool _pinned;
+    [ThreadStatic]
+    private static bool t_pinned;
 
     public Injector(IReadOnlyList<Injection> injections)
     {
@@ -111,10 +112,10 @@ public sealed class Injector : IDisposable
             }
         }
 
-        if (_hog is not null && thread == 0 && !_pinned)
+        if (_hog is not null && thread == 0 && !t_pinned)
         {
-            // Once, in the rehearsal: the hog's victim is the load thread that shares its CPU.
-            _pinned = CpuHog.Pin(CpuHog.Cpu);
+            // Once per load thread 0 (the warm-up's and the measured phase's are different threads): the hog's victim shares its CPU.
+            t_pinned = CpuHog.Pin(CpuHog.Cpu);
         }
 
         if (Volatile.Read(ref _faultDue) != 0)

@@ -56,7 +56,7 @@ public sealed class SameTailTests : IDisposable
     public async Task EveryPhaseCanBeChosenAndTheWholeTraceHasMoreRequestsThanTheMeasuredPhase()
     {
         string trace = Path.Combine(_scratch.FullName, "phases.nettrace");
-        var run = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", trace, "--samples", "off", .. LoadTestProcess.ShortRun], timeoutSeconds: 300);
+        var run = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", trace, "--sampler", "off", .. LoadTestProcess.ShortRun], timeoutSeconds: 300);
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
 
         long Count(PhaseChoice phase) =>

@@ -52,7 +52,7 @@ public sealed class HtmlReportTests : IDisposable
     {
         string directory = Path.Combine(_scratch.FullName, "pages");
 
-        var result = await LoadTestProcess.RunAsync(["--gc", "workstation,server", "--report", directory, "--samples", "off", .. LoadTestProcess.ShortRun], timeoutSeconds: 240);
+        var result = await LoadTestProcess.RunAsync(["--gc", "workstation,server", "--report", directory, "--sampler", "off", .. LoadTestProcess.ShortRun], timeoutSeconds: 240);
 
         Assert.True(result.ExitCode == 0, $"exit {result.ExitCode}\n{result.Stdout}\n{result.Stderr}");
         foreach (string file in new[] { "loadtest.workstation.nettrace", "loadtest.server.nettrace", "workstation.html", "server.html", "index.html" })

@@ -48,7 +48,7 @@ public sealed class TargetEndToEndTests : IDisposable
 
         // A minute's timeout: a retry would reach the server twice and the counts could not match.
         var run = await LoadTestProcess.RunAsync(
-            ["--gc", "workstation", "--target", "taildb-server", "--trace", trace, "--samples", "off", "--out", json, "--timeout-ms", "60000", .. LoadTestProcess.ShortRun],
+            ["--gc", "workstation", "--target", "taildb-server", "--trace", trace, "--sampler", "off", "--out", json, "--timeout-ms", "60000", .. LoadTestProcess.ShortRun],
             timeoutSeconds: 300);
 
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");

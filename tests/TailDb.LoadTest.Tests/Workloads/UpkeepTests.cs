@@ -24,7 +24,7 @@ public sealed class UpkeepTests(ITestOutputHelper output) : IDisposable
     {
         string trace = Path.Combine(_scratch.FullName, "upkeep.nettrace");
         var run = await LoadTestProcess.RunAsync(
-            ["--gc", "nogc", "--trace", trace, "--samples", "off", "--duration", "3", "--warmup", "1", "--keys", "5000", "--rate", "2000",
+            ["--gc", "nogc", "--trace", trace, "--sampler", "off", "--duration", "3", "--warmup", "1", "--keys", "5000", "--rate", "2000",
              "--cache-fraction", "0.1", "--compact-every", "0.5", "--upkeep", "on-request"],
             timeoutSeconds: 300);
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
