@@ -7,6 +7,7 @@ RootCommand root = RunCommand.Create();
 root.Subcommands.Add(WorkerCommand.Create());
 root.Subcommands.Add(CrashTestCommand.Create());
 root.Subcommands.Add(CrashChildCommand.Create());
+root.Subcommands.Add(ScenarioCommand.Create());
 
 ParseResult parsed = root.Parse(args);
 if (parsed.Errors.Count > 0)

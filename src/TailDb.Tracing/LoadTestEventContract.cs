@@ -18,7 +18,8 @@ namespace TailDb.Tracing;
 /// the measured phase alone.</item>
 /// </list>
 /// Any app can use the same convention: a Start payload field named <see cref="Fields.ArrivalTimestamp"/>
-/// (or another name given to the analyzer's --arrival-field) holding a Stopwatch timestamp.
+/// (or another name given to the analyzer's --arrival-field) holding a Stopwatch timestamp, anywhere
+/// in the payload (the analyzer reads it by the event's metadata; docs/analyzer.md, "Apps we did not write").
 /// </summary>
 public static class LoadTestEventContract
 {
@@ -37,6 +38,9 @@ public static class LoadTestEventContract
 
         /// <summary>RequestStart: 0 read, 1 write, 2 delete. RequestStop: what it turned out to be (the load test's OpKind).</summary>
         public const string Kind = "kind";
+
+        /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
+        public const string ValueBytes = "valueBytes";
 
         /// <summary>RequestSent/ReplyReceived: the pooled connection's index.</summary>
         public const string Connection = "connection";

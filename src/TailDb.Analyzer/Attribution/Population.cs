@@ -145,11 +145,35 @@ internal sealed class Population
         return names.Count == 0 ? "none" : string.Join(", ", names);
     }
 
+    /// <summary>For a machine-wide trace: " (the trace's Start/Stop activities: ...)", or "" when not taken.</summary>
+    public static string DescribeTraceActivities(TraceFacts facts)
+    {
+        ArgumentNullException.ThrowIfNull(facts);
+        if (facts.StartStopActivities is not { } all)
+        {
+            return "";
+        }
+
+        return all.Count == 0
+            ? "; the trace holds no Start/Stop activity of any provider"
+            : $"; the trace's Start/Stop activities (any process): {string.Join(", ", all.Take(12))}{(all.Count > 12 ? $", and {all.Count - 12} more" : "")}";
+    }
+
     public static List<string> CommonNotes(TraceFacts facts, ComputerSet set)
     {
         ArgumentNullException.ThrowIfNull(facts);
         ArgumentNullException.ThrowIfNull(set);
         var notes = new List<string>();
+        if (facts.Process is not null)
+        {
+            notes.Add($"Analyzed {facts.Process}.");
+        }
+
+        if (facts.NotRead is not null)
+        {
+            notes.Add($"{facts.NotRead} (docs/etl.md).");
+        }
+
         if (facts.EventsLost > 0)
         {
             notes.Add($"{Counted.Of(facts.EventsLost, "event")} {Counted.Were(facts.EventsLost)} lost (EventPipe buffers filled): counts and windows may be incomplete.");
@@ -162,8 +186,10 @@ internal sealed class Population
 
         if (set.Requests.SkippedFields.Count > 0)
         {
-            notes.Add($"Payload fields not kept (strings, floats, or after a string): {string.Join(", ", set.Requests.SkippedFields)}.");
+            notes.Add($"Payload fields not kept (floats, GUIDs, times, arrays, or past the record's room): {string.Join(", ", set.Requests.SkippedFields)}.");
         }
+
+        notes.AddRange(set.Requests.PayloadMismatches());
 
         if (set.Gc.GcsByGeneration[0] + set.Gc.GcsByGeneration[1] + set.Gc.GcsByGeneration[2] == 0 && set.Suspensions.Windows.Count == 0)
         {

@@ -3,6 +3,7 @@ using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Sources.Etw;
 using TailDb.Analyzer.Traces;
 using TailDb.Cli;
 
@@ -34,25 +35,24 @@ internal static class SlowestAnalysis
         // a moment, where TraceEvent can spend seconds allocating gigabytes for a corrupt metadata
         // field count before it fails (found by the byte-mutation tests).
         var kind = TraceFile.Check(settings.TracePath);
-        var (samples, stacks) = ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
+        var (samples, stacks) = kind == TraceKind.Etl ? (null, "") : ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
         var selection = RequestSources.Resolve(settings.TracePath, settings.Selection, kind, framingChecked: samples is not null);
         // A trace the stack reader read to its end has had its framing checked (truncated ones keep the walk:
         // it is what names the truncation).
         var set = ComputerSet.Run(settings.TracePath, selection, framingChecked: samples is not null, cancellationToken);
         var scope = AnalysisScope.Resolve(settings.Scope ?? ScopeSettings.Default, set);
         var population = new Population(set, scope);
-        if (population.Paired == 0 && set.Facts.Truncation is { } truncation)
-        {
-            // Cut short before the first request finished: the damage is the news, not the activities.
-            throw new AnalyzerException(ExitCode.TruncatedTrace,
-                $"{settings.TracePath}: no {selection.Provider} request completed before the damage; {truncation}");
-        }
-
         if (population.Paired == 0)
         {
-            throw new AnalyzerException(ExitCode.NoRequests,
+            throw set.Facts.Lacking(ExitCode.NoRequests,
                 $"{settings.TracePath}: no completed {selection.Provider} requests ({string.Join("/", selection.Activities)}) " +
-                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)} (choose others with --provider/--activity, --phase)");
+                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)} (choose others with --provider/--activity, --phase)");
+        }
+
+        if (kind == TraceKind.Etl)
+        {
+            // Machine-wide: the kernel's samples of the process the pass chose (docs/etl.md).
+            (samples, stacks) = ReadSamples(settings.TracePath, stackReader is null ? null : new EtwStackSampleReader(set.Facts.ProcessId), kind, cancellationToken);
         }
 
         var attributor = new Attributor(set, samples);
@@ -146,17 +146,15 @@ internal static class SlowestAnalysis
             return (null, "not read (--no-stacks, or no stack reader in this build)");
         }
 
-        if (kind != TraceKind.NetTrace)
-        {
-            return (null, "not read (stacks are read from .nettrace files only)");
-        }
 
         try
         {
             var set = reader.Read(path, cancellationToken);
             if (set.Samples.Count == 0)
             {
-                return (null, "no sample profiler events in the trace (record with Microsoft-DotNETCore-SampleProfiler)");
+                return (null, kind == TraceKind.Etl
+                    ? "no kernel CPU samples of the process in the trace (record with PerfView's CPU samples, /KernelEvents=Profile)"
+                    : "no sample profiler events in the trace (record with Microsoft-DotNETCore-SampleProfiler)");
             }
 
             var status = $"{Counted.Of(set.Samples.Count, "sample")} read by {reader.GetType().Name}";

@@ -8,7 +8,8 @@ internal static class SummaryAnalysis
     public static SummaryReport Run(string tracePath, RequestSelection selection, ScopeSettings? scopeSettings = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(selection);
-        selection = RequestSources.Resolve(tracePath, selection, Traces.TraceFile.Check(tracePath));
+        var kind = Traces.TraceFile.Check(tracePath);
+        selection = RequestSources.Resolve(tracePath, selection, kind);
         var set = ComputerSet.Run(tracePath, selection, cancellationToken: cancellationToken);
         var scope = AnalysisScope.Resolve(scopeSettings ?? ScopeSettings.Default, set);
         var population = new Population(set, scope);
@@ -37,10 +38,21 @@ internal static class SummaryAnalysis
         notes.Insert(0, $"Requests: {scope.RangeDescription}; latency: {scope.BasisDescription}.");
         if (population.Paired == 0)
         {
-            notes.Add($"No completed {selection.Provider} requests ({string.Join("/", selection.Activities)}); activities seen: {Population.DescribeActivities(set)}.");
+            notes.Add($"No completed {selection.Provider} requests ({string.Join("/", selection.Activities)}); activities seen: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)}.");
         }
 
-        return new SummaryReport("summary", SlowestReport.CurrentSchemaVersion, Population.TraceSection(set, null, "not read by summary"),
+        // An ETW trace's CPU samples are kernel events of the whole machine: the chosen process's are counted here.
+        SampleComputer? samples = null;
+        var stacks = "not read by summary";
+        if (kind == Traces.TraceKind.Etl)
+        {
+            var kernel = new Sources.Etw.EtwStackSampleReader(set.Facts.ProcessId).Read(tracePath, cancellationToken);
+            samples = kernel.Samples.Count > 0 ? new SampleComputer(kernel) : null;
+            stacks = $"{TailDb.Cli.Counted.Of(kernel.Samples.Count, "kernel CPU sample")} of the process ({TailDb.Cli.Counted.Of(kernel.Stacks.Count, "distinct stack")}, "
+                + $"{kernel.UnresolvedFrames:N0} unresolved address{(kernel.UnresolvedFrames == 1 ? "" : "es")}: in no method range or image)";
+        }
+
+        return new SummaryReport("summary", SlowestReport.CurrentSchemaVersion, Population.TraceSection(set, samples, stacks),
             population.Activities, population.Nested, gc, notes);
     }
 }

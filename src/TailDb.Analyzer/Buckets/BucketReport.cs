@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Computers;
 
 namespace TailDb.Analyzer.Buckets;
 
@@ -14,6 +15,39 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
     public static readonly double[] Growths = [2.0, 1.4, 1.2, 1.1];
 
     public static readonly double[] Percentiles = [50, 90, 99, 99.9];
+
+    /// <summary>
+    /// The requests of a trace (as slowest picks them: a load test's trace by its Request activity's
+    /// response time), every duration sorted, through <see cref="Of"/>; and whether the trace was cut short.
+    /// </summary>
+    /// <exception cref="AnalyzerException">The trace cannot be read or holds no completed requests.</exception>
+    public static (BucketReport Report, bool Truncated) Read(string tracePath, RequestSelection selection)
+    {
+        ArgumentNullException.ThrowIfNull(selection);
+        var kind = Traces.TraceFile.Check(tracePath);
+        var resolved = RequestSources.Resolve(tracePath, selection, kind);
+        var set = ComputerSet.Run(tracePath, resolved);
+        var scope = AnalysisScope.Resolve(ScopeSettings.Default, set);
+        var population = new Population(set, scope);
+        if (population.Paired == 0)
+        {
+            throw set.Facts.Lacking(ExitCode.NoRequests, $"{tracePath}: no completed {resolved.Provider} requests in the trace");
+        }
+
+        var all = new List<float>();
+        for (var a = 0; a < population.Durations.Length; a++)
+        {
+            if (set.Requests.Activities[a].IsRequest)
+            {
+                all.AddRange(population.Durations[a]);
+            }
+        }
+
+        var durations = all.ToArray();
+        Array.Sort(durations);
+        var report = Of(tracePath, durations, $"{resolved.Provider} {string.Join("/", resolved.Activities)}, {scope.RangeDescription}; latency: {scope.BasisDescription}");
+        return (report, set.Facts.Truncation is not null);
+    }
 
     /// <param name="sorted">Every duration, ascending.</param>
     /// <param name="population">Which requests and which latency <paramref name="sorted"/> holds, said first in <see cref="Basis"/>.</param>

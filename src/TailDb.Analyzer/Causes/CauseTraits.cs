@@ -24,7 +24,8 @@ internal enum CauseScope
     Request,
 }
 
-internal enum CauseKind
+/// <summary>What a cause of a slow request is (public: <see cref="Findings.TraceFindings"/> returns it).</summary>
+public enum CauseKind
 {
     GcPause,
     RuntimeSuspension,

@@ -27,31 +27,9 @@ internal static class BucketsCommand
     public static int Run(Settings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
-        var kind = Traces.TraceFile.Check(settings.Trace.FullName);
-        // As slowest: a load test's trace is ranked by its Request activity's response time, not by the store calls inside.
-        var selection = RequestSources.Resolve(settings.Trace.FullName, settings.Selection, kind);
-        var set = ComputerSet.Run(settings.Trace.FullName, selection);
-        var scope = AnalysisScope.Resolve(ScopeSettings.Default, set);
-        var population = new Population(set, scope);
-        if (population.Paired == 0)
-        {
-            throw new AnalyzerException(ExitCode.NoRequests, $"{settings.Trace.FullName}: no completed {selection.Provider} requests in the trace");
-        }
-
-        var all = new List<float>();
-        for (var a = 0; a < population.Durations.Length; a++)
-        {
-            if (set.Requests.Activities[a].IsRequest)
-            {
-                all.AddRange(population.Durations[a]);
-            }
-        }
-
-        var durations = all.ToArray();
-        Array.Sort(durations);
-        var report = BucketReport.Of(settings.Trace.FullName, durations, $"{selection.Provider} {string.Join("/", selection.Activities)}, {scope.RangeDescription}; latency: {scope.BasisDescription}");
+        var (report, truncated) = BucketReport.Read(settings.Trace.FullName, settings.Selection);
         var writer = ReportWriters.For<BucketReport>(settings.Format, BucketTextWriter.Instance, JsonReportWriter.Instance);
         ReportOutput.Write(settings.Output, output => writer.Write(report, output));
-        return (int)(set.Facts.Truncation is null ? ExitCode.Success : ExitCode.TruncatedTrace);
+        return (int)(truncated ? ExitCode.TruncatedTrace : ExitCode.Success);
     }
 }

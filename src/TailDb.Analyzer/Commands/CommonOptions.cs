@@ -1,6 +1,7 @@
 using System.CommandLine;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources.Etw;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
 using TailDb.Cli;
@@ -32,9 +33,9 @@ internal static class CommonOptions
 
     public static readonly Option<PhaseChoice> Phase = Choice(
         "--phase",
-        "Which phase of a load test's trace to analyze: measured (the default when the trace marks phases), warmup, fill or all.",
+        "Which phase of a load test's trace to analyze: auto (measured when the trace marks phases, else all), measured, warmup, fill or all.",
         PhaseChoice.Auto,
-        [PhaseChoice.Measured, PhaseChoice.Warmup, PhaseChoice.Fill, PhaseChoice.All]);
+        [PhaseChoice.Auto, PhaseChoice.Measured, PhaseChoice.Warmup, PhaseChoice.Fill, PhaseChoice.All]);
 
     public static readonly Option<double?> From = new("--from") { Description = "Analyze requests arriving from this many seconds into the trace (overrides --phase)." };
 
@@ -58,6 +59,10 @@ internal static class CommonOptions
     public static readonly Option<FileInfo?> Output = new("--output", "-o") { Description = "Write the report to this file instead of stdout." };
 
     public static readonly Option<int?> ProcessId = new("--pid", "-p") { Description = "Attach to this running .NET process." };
+
+    public static readonly Option<int?> TraceProcessId = new("--pid") { Description = "In a machine-wide ETW trace (.etl, .etl.zip), analyze this process (default: the one with the most requests, else the most GCs)." };
+
+    public static readonly Option<string?> TraceProcessName = new("--process") { Description = "In a machine-wide ETW trace, analyze the process of this name (without .exe)." };
 
     public static readonly Argument<string[]> LaunchCommand = new("command")
     {
@@ -93,7 +98,15 @@ internal static class CommonOptions
             throw new AnalyzerException(ExitCode.BadArguments, "--arrival-field must name a payload field");
         }
 
-        return Selection(parseResult.GetValue(Provider), parseResult.GetValue(Activity)) with { ArrivalField = arrival };
+        var process = new ProcessChoice(
+            parseResult.GetResult(TraceProcessId) is null ? null : parseResult.GetValue(TraceProcessId),
+            parseResult.GetResult(TraceProcessName) is null ? null : parseResult.GetValue(TraceProcessName));
+        if (process.Id is not null && process.Name is not null)
+        {
+            throw new AnalyzerException(ExitCode.BadArguments, "--pid and --process both choose the process: give one");
+        }
+
+        return Selection(parseResult.GetValue(Provider), parseResult.GetValue(Activity)) with { ArrivalField = arrival, Process = process };
     }
 
     public static RequestSelection Selection(string? provider, string[]? activities)

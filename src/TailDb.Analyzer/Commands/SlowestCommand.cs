@@ -21,7 +21,7 @@ internal static class SlowestCommand
     {
         var command = new Command("slowest", "The slowest requests of a trace and what ran inside their windows: GC, suspensions, contention, JIT, I/O, samples.")
         {
-            CommonOptions.Trace, CommonOptions.Percent, CommonOptions.ThresholdMs, CommonOptions.Provider, CommonOptions.Activity,
+            CommonOptions.Trace, CommonOptions.Percent, CommonOptions.ThresholdMs, CommonOptions.Provider, CommonOptions.Activity, CommonOptions.TraceProcessId, CommonOptions.TraceProcessName,
             CommonOptions.ArrivalField, CommonOptions.Phase, CommonOptions.From, CommonOptions.To,
             CommonOptions.Top, Format, CommonOptions.Output, CommonOptions.NoStacks, CommonOptions.StackReader,
         };

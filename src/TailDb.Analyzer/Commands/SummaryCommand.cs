@@ -16,7 +16,7 @@ internal static class SummaryCommand
     {
         var command = new Command("summary", "Percentiles per activity, GC statistics (count per generation, pauses, share of time paused), events lost.")
         {
-            CommonOptions.Trace, CommonOptions.Provider, CommonOptions.Activity, CommonOptions.ArrivalField,
+            CommonOptions.Trace, CommonOptions.Provider, CommonOptions.Activity, CommonOptions.TraceProcessId, CommonOptions.TraceProcessName, CommonOptions.ArrivalField,
             CommonOptions.Phase, CommonOptions.From, CommonOptions.To, Format, CommonOptions.Output,
         };
         command.SetAction(parseResult => Run(new Settings(

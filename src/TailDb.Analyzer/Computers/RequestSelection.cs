@@ -16,6 +16,9 @@ internal sealed record RequestSelection(string Provider, IReadOnlyList<string> A
     /// </summary>
     public static RequestSelection Default { get; } = TailDb with { Auto = true };
 
+    /// <summary>In a machine-wide ETW trace, whose requests (--pid/--process); a .nettrace holds one process.</summary>
+    public Sources.Etw.ProcessChoice Process { get; init; } = Sources.Etw.ProcessChoice.Default;
+
     /// <summary>True when the trace decides between <see cref="LoadTest"/> and <see cref="TailDb"/>.</summary>
     public bool Auto { get; init; }
 

@@ -51,7 +51,7 @@ internal sealed class HtmlReportWriter(PictureData? pictures) : IReportWriter<Sl
 <h2>Timeline</h2>
 <p class="help">Each dot is a request: latency (log scale) against start time. <span class="k slow"></span>slow set
 <span class="k rest"></span>other requests <span class="k queued"></span>mostly queued (arrival to start over half its time) <span class="k g0"></span>gen0 <span class="k g1"></span>gen1 <span class="k g2"></span>gen2 GC pause
-<span class="k susp"></span>runtime suspension (top strip) <span class="k cont"></span>lock contention (bottom strip); black lines: the load test's phases.
+<span class="k susp"></span>runtime suspension (top strip) <span class="k cont"></span>lock contention (bottom strip); black lines: the load test's phases; <span class="k outside"></span>outside the measured phase (fill, warm-up: the tables leave it out unless --phase all or --from/--to).
 Drag across the plot to zoom into a time range (down to 1 ms), wheel to zoom, shift+drag to pan, double-click to reset.</p>
 <div class="toolbar"><button id="reset">whole run</button> <span id="range"></span></div>
 <canvas id="timeline" height="360"></canvas>

@@ -54,25 +54,28 @@ internal static class TraceFile
         throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a .nettrace file (it does not start with the 'Nettrace' magic) nor named .etl or .etl.zip");
     }
 
-    /// <summary>Opens the trace for one streaming pass. Callers have run <see cref="Check"/>.</summary>
-    public static TraceEventDispatcher Open(string path, TraceKind kind)
+    /// <summary>
+    /// Opens the trace for one streaming pass. Callers have run <see cref="Check"/>. One ETW reader on
+    /// every OS, Windows included: one path keeps reports the same wherever they are made (docs/etl.md).
+    /// </summary>
+    /// <param name="etwProcess">In an ETW trace, the process whose CLR and EventSource events are raised; null: all.</param>
+    public static TraceEventDispatcher Open(string path, TraceKind kind, int? etwProcess = null) =>
+        Guard(path, () => kind == TraceKind.Etl ? new EtwEventSource(path) { ProcessFilter = etwProcess } : (TraceEventDispatcher)new EventPipeEventSource(path));
+
+    /// <summary>Runs a parser step; a damaged file becomes a one-line bad-trace error.</summary>
+    public static T Guard<T>(string path, Func<T> step)
     {
+        ArgumentNullException.ThrowIfNull(step);
         try
         {
-            // One reader on every OS: Windows' own ETW API would order and name events the same way,
-            // and one path keeps Linux and Windows reports identical (docs/etl.md).
-            if (kind == TraceKind.Etl)
-            {
-                return new EtwEventSource(path);
-            }
-
-            return new EventPipeEventSource(path);
+            return step();
         }
         catch (Exception e) when (TracePass.IsParserFailure(e))
         {
             throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {TracePass.OneLine(e)}", e);
         }
     }
+
 
     private static int ReadHead(string path, Span<byte> head)
     {

@@ -1,11 +1,27 @@
 using System.Runtime.Serialization;
 using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources.Etw;
 
 namespace TailDb.Analyzer.Traces;
 
 /// <param name="Truncation">Why parsing stopped before the end of the file, or null if it did not.</param>
+/// <param name="Process">Which process of a machine-wide (ETW) trace was analyzed and why; null for a .nettrace.</param>
+/// <param name="StartStopActivities">Every Start/Stop activity of a machine-wide trace, any process; null when not taken.</param>
+/// <param name="NotRead">What the ETW reader met and did not raise, or null.</param>
 internal sealed record TraceFacts(
-    string Path, long Bytes, TraceKind Kind, double DurationMSec, long EventCount, int EventsLost, string? Truncation, DateTime? SessionStart);
+    string Path, long Bytes, TraceKind Kind, double DurationMSec, long EventCount, int EventsLost, string? Truncation, DateTime? SessionStart,
+    string? Process = null, IReadOnlyList<string>? StartStopActivities = null, string? NotRead = null, int? ProcessId = null)
+{
+    /// <summary>
+    /// The error for something this trace lacks (a phase, any request). A trace cut short says so
+    /// whatever else is missing, and exits as truncated: the cut is the likely reason (a load test's
+    /// trace cut at 3 MB marks only its fill phase).
+    /// </summary>
+    public AnalyzerException Lacking(ExitCode code, string message) => Truncation is null
+        ? new AnalyzerException(code, message)
+        : new AnalyzerException(ExitCode.TruncatedTrace, $"{message} (a truncated trace, which may be why: {Truncation})");
+}
 
 /// <summary>
 /// The one streaming pass over a trace: every computer subscribes, TraceEvent parses each event
@@ -16,14 +32,29 @@ internal static class TracePass
 {
     /// <param name="framingChecked">The caller already read the whole file through the stack reader, which
     /// checks the same framing: the walk is skipped.</param>
-    public static TraceFacts Run(string path, IReadOnlyList<ITraceComputer> computers, bool framingChecked = false, CancellationToken cancellationToken = default)
+    public static TraceFacts Run(string path, IReadOnlyList<ITraceComputer> computers, bool framingChecked = false, RequestSelection? selection = null,
+        CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(computers);
         var kind = TraceFile.Check(path);
         var bytes = new FileInfo(path).Length;
         var cutShort = kind == TraceKind.NetTrace && !framingChecked ? TraceStructure.Check(path) : null;
+        var process = selection?.Process ?? ProcessChoice.Default;
+        EtwProcessCensus? census = null;
+        int? processId = null;
+        string? processNote = null;
+        if (kind == TraceKind.Etl)
+        {
+            // A machine-wide trace: count each process's requests and GCs first, then read the chosen one.
+            census = TraceFile.Guard(path, () => EtwProcessCensus.Take(path, selection ?? RequestSelection.Default));
+            (processId, processNote) = process.Resolve(census, path);
+        }
+        else if (!process.IsDefault)
+        {
+            throw new AnalyzerException(ExitCode.BadArguments, $"{path}: --pid/--process choose a process of a machine-wide ETW trace; a .nettrace holds one process");
+        }
 
-        using var source = TraceFile.Open(path, kind);
+        using var source = TraceFile.Open(path, kind, processId);
         foreach (var computer in computers)
         {
             computer.Attach(source);
@@ -59,7 +90,7 @@ internal static class TracePass
                 : $"parsing stopped after {events:N0} events at {lastMSec:F1} ms: {OneLine(e)}";
         }
 
-        truncation ??= cutShort ?? (source as Sources.Etw.EtwEventSource)?.Truncation;
+        truncation ??= cutShort ?? (source as EtwEventSource)?.Truncation;
         cancellationToken.ThrowIfCancellationRequested();
         var duration = events > 0 ? Math.Max(lastMSec, SafeSessionEnd(source)) : 0;
         foreach (var computer in computers)
@@ -69,7 +100,8 @@ internal static class TracePass
 
         var lost = source is EventPipeEventSource pipe ? pipe.EventsLost : source.EventsLost;
         DateTime? start = events > 0 ? source.SessionStartTime : null;
-        return new TraceFacts(path, bytes, kind, duration, events, lost, truncation, start);
+        return new TraceFacts(path, bytes, kind, duration, events, lost, truncation, start,
+            processNote, census?.StartStopActivities, (source as EtwEventSource)?.Counts.Describe(), processId);
     }
 
     /// <summary>
@@ -85,7 +117,7 @@ internal static class TracePass
         }
 
         // The ETW reader's one error: bytes that do not fit the format, at a named offset.
-        if (e is Sources.Etw.EtlFormatException)
+        if (e is EtlFormatException)
         {
             return true;
         }

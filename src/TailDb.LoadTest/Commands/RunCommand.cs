@@ -60,6 +60,13 @@ public static class RunCommand
         "--compaction-priority", "CPU priority of compaction's copy: low (nice 19), idle (SCHED_IDLE) or normal", Defaults.CompactionPriority,
         ("low", CompactionPriority.Low), ("idle", CompactionPriority.Idle), ("normal", CompactionPriority.Normal));
 
+    internal static readonly Option<double> BurstFactorOption = new("--burst-factor")
+    {
+        Description = "Open loop in bursts: each --burst-period-ms, its requests all fall due in its first 1/N, at N times the mean rate (1: evenly spaced)",
+        DefaultValueFactory = _ => Defaults.BurstFactor,
+    };
+
+    internal static readonly Option<double> BurstPeriodOption = new("--burst-period-ms") { Description = "How often a burst comes (with --burst-factor)", DefaultValueFactory = _ => Defaults.BurstPeriodMilliseconds };
     internal static readonly Option<long?> NoGcBudgetOption = new("--nogc-budget") { Description = "Bytes for the nogc mode's GC.TryStartNoGCRegion (default: sized from the warm-up)" };
     internal static readonly Option<string?> OutOption = new("--out") { Description = "Write the results as JSON to this file" };
     internal static readonly Option<string?> TraceOption = new("--trace") { Description = "Record an EventPipe trace from the worker's first instruction (.nettrace; with several modes, one file per mode)" };
@@ -110,7 +117,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, BurstFactorOption, BurstPeriodOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplesOption, EventStacksOption, InjectOption, RepeatOption,
             TargetOption, ConnectionsOption, PipelineOption, TimeoutOption, RetriesOption,
         })
         {
@@ -152,6 +159,8 @@ public static class RunCommand
             Upkeep = parseResult.GetValue(UpkeepOption),
             CompactionMiBPerSecond = parseResult.GetValue(CompactionRateOption),
             CompactionPriority = parseResult.GetValue(CompactionPriorityOption),
+            BurstFactor = parseResult.GetValue(BurstFactorOption),
+            BurstPeriodMilliseconds = parseResult.GetValue(BurstPeriodOption),
             NoGcBudgetBytes = parseResult.GetValue(NoGcBudgetOption),
         };
         if (workload.Validate() is { } problem)

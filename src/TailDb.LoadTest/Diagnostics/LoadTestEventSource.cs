@@ -34,7 +34,7 @@ public sealed class LoadTestEventSource : EventSource
     }
 
     [Event(C.EventIds.RequestStop, Level = EventLevel.Informational, ActivityOptions = EventActivityOptions.Disable)]
-    public void RequestStop(int kind) => WriteEvent(C.EventIds.RequestStop, kind);
+    public void RequestStop(int kind, int valueBytes) => WriteEvent(C.EventIds.RequestStop, kind, valueBytes);
 
     /// <summary>A networked request's bytes went out (its attempt's send); the arrival identifies the request.</summary>
     [Event(C.EventIds.RequestSent, Level = EventLevel.Informational, ActivityOptions = EventActivityOptions.Disable)]

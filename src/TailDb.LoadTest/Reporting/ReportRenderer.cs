@@ -191,7 +191,8 @@ public static class ReportRenderer
         Milliseconds(s.P50), Milliseconds(s.P90), Milliseconds(s.P99), Milliseconds(s.P999), Milliseconds(s.P9999), Milliseconds(s.Max),
     ];
 
-    private static void WriteTable(TextWriter output, List<string[]> rows)
+    /// <summary>Rows of cells under a header row: names left-aligned, numbers right-aligned.</summary>
+    internal static void WriteTable(TextWriter output, List<string[]> rows)
     {
         int columns = rows[0].Length;
         var widths = Enumerable.Range(0, columns).Select(c => rows.Max(r => r[c].Length)).ToArray();

@@ -97,9 +97,12 @@ internal sealed class LoadThreads
         int mask = operations.Length - 1;
         long end = start + durationTicks;
         double offset = intervalTicks * thread / _options.Threads;
+        double burstFactor = _options.BurstFactor;
+        double periodTicks = _options.BurstPeriodMilliseconds * Stopwatch.Frequency / 1000;
         for (long slot = 0; !cancellationToken.IsCancellationRequested; slot++)
         {
-            long intended = start + (long)(offset + (slot * intervalTicks));
+            double due = offset + (slot * intervalTicks);
+            long intended = start + (long)(burstFactor > 1 ? Squeeze(due, burstFactor, periodTicks) : due);
             if (intended >= end)
             {
                 return 0;
@@ -119,6 +122,17 @@ internal sealed class LoadThreads
         }
 
         return 0;
+    }
+
+    /// <summary>
+    /// --burst-factor: an evenly spaced arrival at <paramref name="due"/> (ticks from the phase's
+    /// start) moved into the first 1/<paramref name="factor"/> of its period, keeping its order: each
+    /// period keeps its count of requests, so the mean rate is unchanged.
+    /// </summary>
+    public static double Squeeze(double due, double factor, double periodTicks)
+    {
+        double period = Math.Floor(due / periodTicks) * periodTicks;
+        return period + ((due - period) / factor);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]

@@ -43,8 +43,12 @@ public sealed class RequestExecutor
     /// <summary>What the injections did inside the last <see cref="Execute"/> (for the truth file's request log).</summary>
     public RequestEffect LastEffect { get; private set; }
 
+    /// <summary>Value bytes the last <see cref="Execute"/> read or wrote (the Request activity's Stop carries it).</summary>
+    public int LastValueBytes { get; private set; }
+
     public OpKind Execute(in Operation operation)
     {
+        LastValueBytes = 0;
         LastEffect = _injector?.OnRequest(_thread) ?? RequestEffect.None;
         AllocateLikeAHandler();
         byte[] key = _plan.Keys[operation.Key];
@@ -53,6 +57,7 @@ public sealed class RequestExecutor
             case OperationType.Read when _options.Api == ReadApi.ZeroCopy:
                 _buffer.ResetWrittenCount();
                 ReadStatus status = _store.TryGet(key, _buffer);
+                LastValueBytes = _buffer.WrittenCount;
                 if (status == ReadStatus.Corrupt)
                 {
                     Corrupt++;
@@ -65,9 +70,12 @@ public sealed class RequestExecutor
                     _ => OpKind.GetMiss,
                 };
             case OperationType.Read:
-                return _store.Get(key) is null ? OpKind.GetNotFound : OpKind.GetFound;
+                byte[]? value = _store.Get(key);
+                LastValueBytes = value?.Length ?? 0;
+                return value is null ? OpKind.GetNotFound : OpKind.GetFound;
             case OperationType.Write:
-                _store.Put(key, _plan.Values.AsSpan(0, operation.Large ? _options.LargeSize : _options.ValueSize));
+                LastValueBytes = operation.Large ? _options.LargeSize : _options.ValueSize;
+                _store.Put(key, _plan.Values.AsSpan(0, LastValueBytes));
                 return OpKind.Put;
             default:
                 _store.Delete(key);

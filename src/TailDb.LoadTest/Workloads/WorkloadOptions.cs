@@ -72,6 +72,15 @@ public sealed record WorkloadOptions
 
     public long CompactionBytesPerSecond => (long)(CompactionMiBPerSecond * (1 << 20));
 
+    /// <summary>
+    /// Open loop in bursts: every <see cref="BurstPeriodMilliseconds"/>, the period's requests all fall
+    /// due in its first 1/BurstFactor, at BurstFactor times the mean rate; the mean rate is unchanged. 1: evenly spaced.
+    /// </summary>
+    public double BurstFactor { get; init; } = 1;
+
+    /// <summary>How often a burst comes (with <see cref="BurstFactor"/> above 1).</summary>
+    public double BurstPeriodMilliseconds { get; init; } = 50;
+
     /// <summary>Bytes for GC.TryStartNoGCRegion; null sizes it from the warm-up's allocation.</summary>
     public long? NoGcBudgetBytes { get; init; }
 
@@ -167,6 +176,21 @@ public sealed record WorkloadOptions
             return $"--compaction-rate must be zero (unlimited) or a positive number of MiB/s (got {CompactionMiBPerSecond})";
         }
 
+        if (!(BurstFactor >= 1) || double.IsInfinity(BurstFactor))
+        {
+            return $"--burst-factor must be 1 (evenly spaced) or more (got {BurstFactor})";
+        }
+
+        if (!(BurstPeriodMilliseconds > 0) || double.IsInfinity(BurstPeriodMilliseconds))
+        {
+            return $"--burst-period-ms must be a positive number of milliseconds (got {BurstPeriodMilliseconds})";
+        }
+
+        if (BurstFactor > 1 && Rate is null)
+        {
+            return "--burst-factor needs an open loop (--rate N): a closed loop has no schedule to squeeze";
+        }
+
         if (NoGcBudgetBytes is <= 0)
         {
             return $"--nogc-budget must be a positive number of bytes (got {NoGcBudgetBytes})";
@@ -176,7 +200,9 @@ public sealed record WorkloadOptions
     }
 
     public string Describe() =>
-        $"{(Rate is { } r ? $"open loop at {r:0.##} req/s" : "closed loop (--rate max)")}, {Threads} threads, " +
+        $"{(Rate is { } r ? $"open loop at {r:0.##} req/s" : "closed loop (--rate max)")}" +
+        (BurstFactor > 1 ? $" in bursts ({BurstFactor:0.##}x for {BurstPeriodMilliseconds / BurstFactor:0.###} ms every {BurstPeriodMilliseconds:0.##} ms)" : "") +
+        $", {Threads} threads, " +
         $"{DurationSeconds:0.##} s measured after {WarmupSeconds:0.##} s warm-up; {Keys:N0} keys × {ValueSize} B" +
         (LargeEvery > 0 ? $" (every {LargeEvery}th put {LargeSize} B)" : "") +
         $", {ReadRatio:P0} reads, {Distribution.ToString().ToLowerInvariant()}" +

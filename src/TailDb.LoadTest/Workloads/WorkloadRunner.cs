@@ -68,7 +68,7 @@ public sealed class WorkloadRunner : IRequestSender
         bool traced = Start(operation, intended);
         OpKind kind = _executors[thread].Execute(operation);
         long done = Stopwatch.GetTimestamp();
-        Stop(traced, kind);
+        Stop(traced, kind, _executors[thread].LastValueBytes);
         _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
         _log?.Add(thread, intended, now, done, _executors[thread].LastEffect);
         return true;
@@ -92,11 +92,11 @@ public sealed class WorkloadRunner : IRequestSender
         return true;
     }
 
-    private static void Stop(bool traced, OpKind kind)
+    private static void Stop(bool traced, OpKind kind, int valueBytes)
     {
         if (traced)
         {
-            LoadTestEventSource.Log.RequestStop((int)kind);
+            LoadTestEventSource.Log.RequestStop((int)kind, valueBytes);
         }
     }
 }

@@ -16,11 +16,13 @@ public sealed class HelpTextTests
     }
 
     [Fact]
-    public void ARecordDumpOrATypeNameIsCaught()
+    public void ARecordDumpATypeNameOrADefaultThatIsNoneOfTheChoicesIsCaught()
     {
-        Assert.Equal(2, HelpText.UnreadableDefaults(
+        Assert.Equal(3, HelpText.UnreadableDefaults(
             "  --target <in-process>  Target [default: TargetAddress { Kind = InProcess, Host = , Port = 0 }]\n" +
             "  --captures <DIR>  Where [default: System.IO.DirectoryInfo]\n" +
-            "  --format <text|json>  Format [default: text]\n").Count);
+            "  --format <text|json>  Format [default: text]\n" +
+            "  --api <zero-copy|copy>  Read API [default: ZeroCopy]\n" +
+            "  --phase <measured|warmup|fill|all>  Which phase [default: Auto]\n").Count);
     }
 }

@@ -62,6 +62,17 @@ public sealed class ModeComparisonHtmlBrowserTests(WorkloadTraces traces) : IDis
             await page.EvaluateAsync<string>("() => document.getElementById('timeline-m0').dataset.from + '-' + document.getElementById('timeline-m0').dataset.to"),
             await page.EvaluateAsync<string>("() => document.getElementById('timeline-m2').dataset.from + '-' + document.getElementById('timeline-m2').dataset.to"));
 
+        // Every cell cut short ("…", a file name for a path) opens, on a click, to its whole text.
+        Assert.Equal(0, await page.EvaluateAsync<int>("() => [...document.querySelectorAll('td')].filter(td => td.innerText.includes('…') && !td.querySelector('details.cut')).length"));
+        var cut = page.Locator("details.cut");
+        Assert.True(await cut.CountAsync() >= 2, "the traces' paths are shown by file name");
+        for (var i = 0; i < await cut.CountAsync(); i++)
+        {
+            await cut.Nth(i).Locator("summary").ClickAsync();
+            Assert.True(await cut.Nth(i).Locator(".full").IsVisibleAsync());
+            Assert.Equal(await cut.Nth(i).Locator("summary").GetAttributeAsync("title"), await cut.Nth(i).Locator(".full").InnerTextAsync());
+        }
+
         await page.Locator("table.modes a[href='server.html']").ClickAsync();
         await page.WaitForFunctionAsync("() => window.taildb && window.taildb.ready && typeof window.taildb.flameFrames === 'number'");
         Assert.EndsWith("/server.html", page.Url, StringComparison.Ordinal);

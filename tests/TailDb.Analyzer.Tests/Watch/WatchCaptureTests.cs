@@ -1,4 +1,7 @@
 using System.Diagnostics;
+using Microsoft.Diagnostics.Tracing;
+using Microsoft.Diagnostics.Tracing.Parsers;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Stacks;
@@ -37,6 +40,7 @@ public sealed class WatchCaptureTests
         var capture = results.Where(r => RowsFields(r.Path).Any(f => f.GetValueOrDefault("valueBytes") == expectedBytes)).MinBy(r => r.Trigger.StartMSec);
         Assert.NotNull(capture);
         AssertSlowestReads(capture.Path, RequestSelection.TailDb);
+        AssertCarriesTheRundown(capture);
         Assert.Equal(TriggerKind.OverP99, capture.Trigger.Kind);
         Assert.True(File.Exists(Path.ChangeExtension(capture.Path, ".txt")));
         Assert.True(File.Exists(Path.ChangeExtension(capture.Path, ".json")));
@@ -159,6 +163,28 @@ public sealed class WatchCaptureTests
     }
 
     /// <summary>`slowest` reads the capture alone: requests paired, stacks read.</summary>
+    /// <summary>
+    /// The capture holds the rundown asked for when it was written (TraceEvent's rundown parser reads
+    /// its MethodDCEndVerbose events, CoreLib's ReadyToRun methods among them, which no session
+    /// MethodLoad names), and the stack reader names the samples' frames with it.
+    /// </summary>
+    internal static void AssertCarriesTheRundown(CaptureResult capture)
+    {
+        Assert.Null(capture.RundownProblem);
+        var methods = new List<string>();
+        using (var source = new EventPipeEventSource(capture.Path))
+        {
+            new ClrRundownTraceEventParser(source).MethodDCStopVerbose += data => methods.Add($"{data.MethodNamespace}.{data.MethodName}");
+            source.Process();
+        }
+
+        Assert.True(methods.Count > 100, $"{methods.Count} rundown methods");
+        Assert.Contains(methods, m => m.StartsWith("System.Threading.", StringComparison.Ordinal));
+        var stacks = new NetTraceStackSampleReader().Read(capture.Path);
+        Assert.True(stacks.Samples.Count > 0);
+        Assert.True(stacks.UnresolvedFrames * 10 < stacks.Stacks.Sum(s => s.Count), $"{stacks.UnresolvedFrames} frames unresolved of {stacks.Stacks.Sum(s => s.Count)}");
+    }
+
     internal static void AssertSlowestReads(string capture, RequestSelection selection)
     {
         var report = SlowestAnalysis.Run(new SlowestSettings(capture, selection, 1, null, 10), new NetTraceStackSampleReader());

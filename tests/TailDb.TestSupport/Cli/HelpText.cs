@@ -59,10 +59,30 @@ public static partial class HelpText
             .Select(line => line.Trim().Split(' ')[0])
             .Where(name => name.Length > 0 && !name.StartsWith('<'))];
 
-    /// <summary>Lines that show a default as an object dump: braces, "Name = value" pairs, or a CLR type name.</summary>
+    /// <summary>
+    /// Lines that show a default as an object dump (braces, "Name = value" pairs, a CLR type name),
+    /// or, for an option spelled as choices (`--format &lt;text|json&gt;`), a default that is none of
+    /// them (case and dashes aside: an enum's name, "ZeroCopy" for zero-copy, is what System.CommandLine prints).
+    /// </summary>
     public static IReadOnlyList<string> UnreadableDefaults(string help) =>
-        [.. help.Split('\n').Where(line => line.Contains("{ ", StringComparison.Ordinal) || Dump().IsMatch(line)).Select(line => line.Trim())];
+        [.. help.Split('\n').Where(line => line.Contains("{ ", StringComparison.Ordinal) || Dump().IsMatch(line) || NotAChoice(line)).Select(line => line.Trim())];
+
+    private static bool NotAChoice(string line)
+    {
+        var match = Choices().Match(line);
+        if (!match.Success)
+        {
+            return false;
+        }
+
+        static string Bare(string s) => s.Replace("-", "", StringComparison.Ordinal).ToUpperInvariant();
+        var shown = Bare(match.Groups["default"].Value);
+        return !match.Groups["choices"].Value.Split('|').Any(choice => Bare(choice) == shown);
+    }
 
     [GeneratedRegex(@"\[default: [^\]]*(\{|\}| = |System\.|`1|\bTailDb\.)")]
     private static partial Regex Dump();
+
+    [GeneratedRegex(@"^\s+-[^<]*<(?<choices>[^>]*\|[^>]*)>.*\[default: (?<default>[^\]]*)\]\s*$")]
+    private static partial Regex Choices();
 }

@@ -54,6 +54,12 @@ internal sealed unsafe class EtwEventSource : EventPipeEventSource
 
     public override int EventsLost => Header.EventsLost;
 
+    /// <summary>
+    /// Raise only this process's manifest and EventSource events (a machine-wide trace's CLR and
+    /// request events); kernel events all pass, as TraceEvent's thread and process tracking needs them.
+    /// </summary>
+    public int? ProcessFilter { get; init; }
+
     /// <summary>Raised for every record before TraceEvent sees it; null for none (the benchmark's raw pass).</summary>
     internal Action<EtwEventRecord>? RecordObserver { get; set; }
 
@@ -446,6 +452,11 @@ internal sealed unsafe class EtwEventSource : EventPipeEventSource
 
     private void Raise(EtwEventRecord* record)
     {
+        if (ProcessFilter is { } only && (record->Header.Flags & EtwEventHeader.FlagClassicHeader) == 0 && record->Header.ProcessId != only)
+        {
+            return;
+        }
+
         Counts.EventsRaised++;
         RecordObserver?.Invoke(*record);
         var template = TraceEventInternals.Lookup(this, record);
