@@ -130,19 +130,19 @@ internal sealed class NetTraceObjectStream : IDisposable
     public void SkipBlock(string typeName)
     {
         var size = BinaryPrimitives.ReadInt32LittleEndian(ReadSmall(4, typeName));
-        if (size < 0 || size > MaxBlockBytes)
+        if (size < 0 || size > NetTraceFormat.MaxBlockBytes)
         {
-            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt {typeName} at byte {_position - 4}: a block of {size} bytes");
+            throw TraceFormatException.Corrupt(typeName, _position - 4, $"a block of {size} bytes");
         }
 
-        var pad = (int)((4 - (_position & 3)) & 3);
+        var pad = NetTraceFormat.PadTo4(_position);
         if (pad + (long)size > _length - _position)
         {
             throw Truncated(typeName);
         }
 
         _position = _file.Seek(pad + (long)size, SeekOrigin.Current);
-        Expect(ReadTag(typeName), EndObjectTag, typeName);
+        Expect(ReadTag(typeName), NetTraceFormat.EndObjectTag, typeName);
     }
 
     public void Dispose() => _file.Dispose();
