@@ -13,6 +13,7 @@ public static class Categories
     public const string PutFsync = "Put-Fsync";
     public const string Reopen = "Reopen";
     public const string Analyzer = "Analyzer";
+    public const string EtwReader = "EtwReader";
     public const string Traced = "Traced";
     public const string KeyDirBuild = "KeyDir-Build";
     public const string KeyDirHit = "KeyDir-Hit";
