@@ -18,7 +18,8 @@ namespace TailDb.Tracing;
 /// the measured phase alone.</item>
 /// </list>
 /// Any app can use the same convention: a Start payload field named <see cref="Fields.ArrivalTimestamp"/>
-/// (or another name given to the analyzer's --arrival-field) holding a Stopwatch timestamp.
+/// (or another name given to the analyzer's --arrival-field) holding a Stopwatch timestamp, anywhere
+/// in the payload (the analyzer reads it by the event's metadata; docs/analyzer.md, "Apps we did not write").
 /// </summary>
 public static class LoadTestEventContract
 {

@@ -93,7 +93,7 @@ internal sealed record AnalysisScope(double FromMSec, double ToMSec, string Rang
             }
         }
 
-        throw new AnalyzerException(ExitCode.BadArguments,
+        throw set.Facts.Lacking(ExitCode.BadArguments,
             $"--phase {Name(phase)}: the trace marks no such phase (it marks: {(phases.Count == 0 ? "none" : string.Join(", ", phases.Select(p => Name(p.Phase))))})");
     }
 

@@ -186,8 +186,10 @@ internal sealed class Population
 
         if (set.Requests.SkippedFields.Count > 0)
         {
-            notes.Add($"Payload fields not kept (strings, floats, or after a string): {string.Join(", ", set.Requests.SkippedFields)}.");
+            notes.Add($"Payload fields not kept (floats, GUIDs, times, arrays, or past the record's room): {string.Join(", ", set.Requests.SkippedFields)}.");
         }
+
+        notes.AddRange(set.Requests.PayloadMismatches());
 
         if (set.Gc.GcsByGeneration[0] + set.Gc.GcsByGeneration[1] + set.Gc.GcsByGeneration[2] == 0 && set.Suspensions.Windows.Count == 0)
         {

@@ -41,16 +41,9 @@ internal static class SlowestAnalysis
         var set = ComputerSet.Run(settings.TracePath, selection, framingChecked: samples is not null, cancellationToken);
         var scope = AnalysisScope.Resolve(settings.Scope ?? ScopeSettings.Default, set);
         var population = new Population(set, scope);
-        if (population.Paired == 0 && set.Facts.Truncation is { } truncation)
-        {
-            // Cut short before the first request finished: the damage is the news, not the activities.
-            throw new AnalyzerException(ExitCode.TruncatedTrace,
-                $"{settings.TracePath}: no {selection.Provider} request completed before the damage; {truncation}");
-        }
-
         if (population.Paired == 0)
         {
-            throw new AnalyzerException(ExitCode.NoRequests,
+            throw set.Facts.Lacking(ExitCode.NoRequests,
                 $"{settings.TracePath}: no completed {selection.Provider} requests ({string.Join("/", selection.Activities)}) " +
                 $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)} (choose others with --provider/--activity, --phase)");
         }

@@ -31,7 +31,7 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
         var population = new Population(set, scope);
         if (population.Paired == 0)
         {
-            throw new AnalyzerException(ExitCode.NoRequests, $"{tracePath}: no completed {resolved.Provider} requests in the trace");
+            throw set.Facts.Lacking(ExitCode.NoRequests, $"{tracePath}: no completed {resolved.Provider} requests in the trace");
         }
 
         var all = new List<float>();

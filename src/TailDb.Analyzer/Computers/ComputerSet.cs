@@ -5,9 +5,9 @@ namespace TailDb.Analyzer.Computers;
 /// <summary>Every computer that needs no stack, run together in one streaming pass.</summary>
 internal sealed class ComputerSet
 {
-    private ComputerSet(RequestSelection selection, TraceClock? clock)
+    private ComputerSet(RequestSelection selection, TraceClock? clock, EventMetadata? metadata)
     {
-        Requests = new RequestComputer(selection, clock);
+        Requests = new RequestComputer(selection, clock, metadata);
     }
 
     public RequestComputer Requests { get; }
@@ -32,8 +32,9 @@ internal sealed class ComputerSet
 
     public static ComputerSet Run(string tracePath, RequestSelection selection, bool framingChecked = false, CancellationToken cancellationToken = default)
     {
-        var clock = TraceClock.Read(tracePath, TraceFile.Check(tracePath));
-        var set = new ComputerSet(selection, clock);
+        var kind = TraceFile.Check(tracePath);
+        var clock = TraceClock.Read(tracePath, kind);
+        var set = new ComputerSet(selection, clock, EventMetadata.Read(tracePath, kind, selection.Provider));
         set.Facts = TracePass.Run(tracePath, [set.Requests, set.Phases, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions, set.Upkeep],
             framingChecked, selection, cancellationToken);
         set.Phases.AddFromFile(tracePath, clock);

@@ -5,177 +5,169 @@ using TailDb.Analyzer.Traces;
 namespace TailDb.Analyzer.Computers;
 
 /// <summary>
-/// How to read one event template's numeric fields without boxing: built once from the first
-/// event's PayloadValue types (which box), then every later event reads its fields at fixed byte
-/// offsets. Strings, and numbers after a string (no fixed offset), are read by payload index through
-/// TraceEvent, which allocates: only templates that have them pay that (ASP.NET Core's method and path).
-/// Hash fields are identities, not magnitudes, but are kept: the report shows them per request.
+/// Which payload fields of one event template a request keeps, and where its arrival is: built once
+/// from the template's <see cref="PayloadLayout"/> (field names and types from the metadata), then
+/// each event's bytes are copied into a reused buffer and read where the layout locates them, strings
+/// and fields after strings included, without boxing. Hash fields are identities, not magnitudes, but
+/// are kept: the report shows them per request.
 /// </summary>
 internal sealed class PayloadPlan
 {
-    private readonly Field[] _fields;
-
-    /// <summary>Fields read by payload index (strings, and numbers after a string): TraceEvent parses them, which allocates.</summary>
-    private readonly IndexedField[] _indexed;
-
+    private readonly PayloadLayout _layout;
+    private readonly Kept[] _kept;
     private readonly ActivityInfo? _activity;
 
-    /// <summary>Byte offset of the arrival field (a 64-bit Stopwatch timestamp), or -1.</summary>
-    private readonly int _arrivalOffset;
+    /// <summary>Index of the arrival field (a 64-bit Stopwatch timestamp), or -1.</summary>
+    private readonly int _arrival;
     private readonly TraceClock? _clock;
+    private readonly int[] _offsets;
+    private readonly int[] _widths;
+    private byte[] _buffer = new byte[256];
 
-    private PayloadPlan(Field[] fields, IReadOnlyList<string> skipped, ActivityInfo? activity = null, int arrivalOffset = -1, TraceClock? clock = null, IndexedField[]? indexed = null)
+    private PayloadPlan(PayloadLayout layout, Kept[] kept, IReadOnlyList<string> skipped, ActivityInfo? activity = null, int arrival = -1, TraceClock? clock = null)
     {
-        _fields = fields;
-        _indexed = indexed ?? [];
+        _layout = layout;
+        _kept = kept;
         _activity = activity;
-        _arrivalOffset = arrivalOffset;
+        _arrival = arrival;
         _clock = clock;
+        _offsets = new int[layout.Fields.Count];
+        _widths = new int[layout.Fields.Count];
         Skipped = skipped;
     }
 
-    public static PayloadPlan Empty { get; } = new([], []);
+    public static PayloadPlan Empty { get; } = new(new PayloadLayout([]), [], []);
 
     /// <summary>True when events of this template carry the request's arrival.</summary>
-    public bool HasArrival => _arrivalOffset >= 0;
+    public bool HasArrival => _arrival >= 0;
 
     public IReadOnlyList<string> Skipped { get; }
 
+    /// <summary>Events whose numbers were written wider than their metadata declares (<see cref="PayloadFit.Widened"/>).</summary>
+    public long Widened { get; private set; }
+
+    /// <summary>Events whose payload ended before their declared fields did.</summary>
+    public long Short { get; private set; }
+
+    /// <summary>The template's declared fields, for notes: "(int requestId, long arrivalTimestamp)".</summary>
+    public string Signature => _layout.Signature();
+
     /// <param name="arrivalField">The Start payload field holding the arrival as a Stopwatch timestamp.</param>
     /// <param name="clock">Converts that timestamp to trace time; without one the field is an ordinary number.</param>
-    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null)
+    /// <param name="metadata">The declared fields of the provider's events; without it (or the event in it), the types of TraceEvent's values.</param>
+    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null, EventMetadata? metadata = null)
     {
         ArgumentNullException.ThrowIfNull(data);
         ArgumentNullException.ThrowIfNull(activity);
-        var fields = new List<Field>();
-        var indexed = new List<IndexedField>();
-        var skipped = new List<string>();
-        var arrivalOffset = -1;
+        PayloadLayout layout;
         try
         {
-            var names = data.PayloadNames ?? [];
-            var offset = 0;
-            for (var i = 0; i < names.Length; i++)
-            {
-                var value = data.PayloadValue(i);
-                var (size, kind) = SizeOf(value);
-                if (value is string || (offset < 0 && kind is not (FieldKind.None or FieldKind.Bool)))
-                {
-                    // Strings have no fixed size: kept by index, as every number after them.
-                    var slot = value is string ? activity.TextField(names[i]) : activity.Field(names[i], isBool: false);
-                    if (slot >= 0)
-                    {
-                        indexed.Add(new IndexedField(i, slot, value is string));
-                    }
-                    else
-                    {
-                        skipped.Add(names[i]);
-                    }
-                }
-                else if (offset >= 0 && kind == FieldKind.Int64 && clock is not null && data.Opcode == TraceEventOpcode.Start
-                    && string.Equals(names[i], arrivalField, StringComparison.OrdinalIgnoreCase))
-                {
-                    arrivalOffset = offset;
-                }
-                else if (offset < 0 || kind == FieldKind.None)
-                {
-                    skipped.Add(names[i]);
-                }
-                else
-                {
-                    var slot = activity.Field(names[i], kind == FieldKind.Bool);
-                    if (slot >= 0)
-                    {
-                        fields.Add(new Field(offset, size, kind, slot));
-                    }
-                    else
-                    {
-                        skipped.Add(names[i]);
-                    }
-                }
-
-                offset = offset < 0 || size <= 0 ? -1 : offset + size;
-            }
+            layout = metadata is not null && metadata.TryGetFields((int)data.ID, data.Version, out var declared)
+                ? new PayloadLayout(declared)
+                : PayloadLayout.Of(data);
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e) when (TracePass.IsParserFailure(e))
         {
             // A damaged template: keep the timing, drop the fields.
             return Empty;
         }
 
-        return new PayloadPlan([.. fields], skipped, activity, arrivalOffset, clock, [.. indexed]);
+        var kept = new List<Kept>();
+        var skipped = new List<string>();
+        var arrival = -1;
+        for (var i = 0; i < layout.Fields.Count; i++)
+        {
+            var (name, type) = layout.Fields[i];
+            if (type is PayloadFieldType.Int64 or PayloadFieldType.UInt64 && clock is not null && data.Opcode == TraceEventOpcode.Start
+                && string.Equals(name, arrivalField, StringComparison.OrdinalIgnoreCase))
+            {
+                arrival = i;
+                continue;
+            }
+
+            var kind = type switch
+            {
+                PayloadFieldType.String => KeptKind.Text,
+                PayloadFieldType.Bool => KeptKind.Bool,
+                PayloadFieldType.SByte or PayloadFieldType.Byte or PayloadFieldType.Int16 or PayloadFieldType.UInt16 or PayloadFieldType.Char
+                    or PayloadFieldType.Int32 or PayloadFieldType.UInt32 or PayloadFieldType.Int64 or PayloadFieldType.UInt64 => KeptKind.Integer,
+                _ => KeptKind.None,
+            };
+            var slot = kind switch
+            {
+                KeptKind.Text => activity.TextField(name),
+                KeptKind.None => -1,
+                _ => activity.Field(name, kind == KeptKind.Bool),
+            };
+            if (slot >= 0)
+            {
+                kept.Add(new Kept(i, slot, kind));
+            }
+            else
+            {
+                skipped.Add(name);
+            }
+        }
+
+        return new PayloadPlan(layout, [.. kept], skipped, activity, arrival, clock);
     }
 
     public void Read(TraceEvent data, ref RequestRecord record)
     {
-        var start = data.DataStart;
+        if (_kept.Length == 0 && _arrival < 0)
+        {
+            return;
+        }
+
         var length = data.EventDataLength;
-        if (_arrivalOffset >= 0 && _arrivalOffset + 8 <= length)
+        if (_buffer.Length < length)
+        {
+            _buffer = new byte[Math.Max(length, _buffer.Length * 2)];
+        }
+
+        Marshal.Copy(data.DataStart, _buffer, 0, length);
+        var payload = _buffer.AsSpan(0, length);
+        switch (_layout.Locate(payload, _offsets, _widths))
+        {
+            case PayloadFit.Widened:
+                Widened++;
+                break;
+            case PayloadFit.Short:
+                Short++;
+                break;
+        }
+
+        if (_arrival >= 0 && _layout.TryReadInteger(payload, _arrival, _offsets[_arrival], _widths[_arrival], out var arrival))
         {
             // Queue = Start - arrival, both on the trace's clock.
-            record.QueueMSec = record.StartMSec - _clock!.RelativeMSec(Marshal.ReadInt64(start, _arrivalOffset));
+            record.QueueMSec = record.StartMSec - _clock!.RelativeMSec(arrival);
             record.HasArrival = true;
         }
 
-        foreach (var field in _fields)
+        foreach (var kept in _kept)
         {
-            if (field.Offset + field.Size > length)
+            var (offset, width) = (_offsets[kept.Field], _widths[kept.Field]);
+            if (kept.Kind == KeptKind.Text)
             {
-                continue;
+                if (_layout.TryReadString(payload, kept.Field, offset, width, out var text))
+                {
+                    _activity!.StoreText(ref record, kept.Slot, text);
+                }
             }
-
-            long value = field.Kind switch
+            else if (_layout.TryReadInteger(payload, kept.Field, offset, width, out var value))
             {
-                FieldKind.Int8 => Marshal.ReadByte(start, field.Offset),
-                FieldKind.Int16 => Marshal.ReadInt16(start, field.Offset),
-                FieldKind.Int32 => Marshal.ReadInt32(start, field.Offset),
-                FieldKind.UInt32 => (uint)Marshal.ReadInt32(start, field.Offset),
-                FieldKind.Bool => Marshal.ReadInt32(start, field.Offset) != 0 ? 1 : 0,
-                _ => Marshal.ReadInt64(start, field.Offset),
-            };
-            _activity!.Store(ref record, field.Slot, value);
-        }
-
-        foreach (var field in _indexed)
-        {
-            var value = data.PayloadValue(field.Index);
-            if (field.IsText)
-            {
-                _activity!.StoreText(ref record, field.Slot, value as string);
-            }
-            else if (value is IConvertible number and not (float or double or string) && !(value is ulong big && big > long.MaxValue))
-            {
-                _activity!.Store(ref record, field.Slot, number.ToInt64(System.Globalization.CultureInfo.InvariantCulture));
+                _activity!.Store(ref record, kept.Slot, value);
             }
         }
     }
 
-    private static (int Size, FieldKind Kind) SizeOf(object? value) => value switch
-    {
-        bool => (4, FieldKind.Bool),
-        byte or sbyte => (1, FieldKind.Int8),
-        short or ushort => (2, FieldKind.Int16),
-        int => (4, FieldKind.Int32),
-        uint => (4, FieldKind.UInt32),
-        long or ulong => (8, FieldKind.Int64),
-        Guid => (16, FieldKind.None),
-        float => (4, FieldKind.None),
-        double => (8, FieldKind.None),
-        _ => (-1, FieldKind.None),
-    };
-
-    private readonly record struct IndexedField(int Index, int Slot, bool IsText);
-
-    private enum FieldKind
+    private enum KeptKind
     {
         None,
-        Int8,
-        Int16,
-        Int32,
-        UInt32,
-        Int64,
+        Integer,
         Bool,
+        Text,
     }
 
-    private readonly record struct Field(int Offset, int Size, FieldKind Kind, int Slot);
+    private readonly record struct Kept(int Field, int Slot, KeptKind Kind);
 }

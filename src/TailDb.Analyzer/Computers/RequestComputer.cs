@@ -10,7 +10,8 @@ namespace TailDb.Analyzer.Computers;
 /// ActivityID is their RelatedActivityID (or, without IDs, the request open on their thread).
 /// Unpaired Starts and Stops are counted, never thrown.
 /// </summary>
-internal sealed class RequestComputer(RequestSelection selection, TraceClock? clock = null) : ITraceComputer
+/// <param name="metadata">The provider's declared payload fields (a .nettrace's metadata); without it the types come from TraceEvent's values.</param>
+internal sealed class RequestComputer(RequestSelection selection, TraceClock? clock = null, EventMetadata? metadata = null) : ITraceComputer
 {
     private readonly Dictionary<int, Template> _templates = [];
     private readonly Dictionary<string, byte> _activityByName = new(StringComparer.OrdinalIgnoreCase);
@@ -28,8 +29,37 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
 
     public ChunkedBuffer<NestedRecord> Nested { get; } = new();
 
-    /// <summary>Payload fields that could not be read without parsing strings, per activity.</summary>
+    /// <summary>Payload fields not kept (floats, GUIDs, times, arrays, or no room left in the record), per activity.</summary>
     public SortedSet<string> SkippedFields { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>
+    /// One line per request event template whose payloads did not hold what its metadata declares:
+    /// numbers written wider (an EventSource WriteEvent overload; read as written) or payloads too short.
+    /// </summary>
+    public IEnumerable<string> PayloadMismatches()
+    {
+        foreach (var (id, template) in _templates)
+        {
+            if (template.Activity == byte.MaxValue)
+            {
+                continue;
+            }
+
+            var plan = template.Plan;
+            var name = $"{Activities[template.Activity].Name} event {id} {plan.Signature}";
+            if (plan.Widened > 0)
+            {
+                yield return $"{name}: {plan.Widened:N0} payloads hold its numbers wider than declared, as EventSource's typed WriteEvent overloads " +
+                    "write them (WriteEvent(id, long, long) for an int and a long); read where that overload put them. " +
+                    "Writing it with WriteEventCore makes the payload match its metadata for every reader (TraceEvent and PerfView show those fields wrong).";
+            }
+
+            if (plan.Short > 0)
+            {
+                yield return $"{name}: {plan.Short:N0} payloads end before their declared fields do; only the fields inside them were read.";
+            }
+        }
+    }
 
     public PairingMode Pairing => (_pairedById, _pairedByThread) switch
     {
@@ -235,7 +265,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         }
 
         var info = Activities[activity];
-        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock) : PayloadPlan.Empty;
+        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata) : PayloadPlan.Empty;
         if (plan.HasArrival)
         {
             WithArrival = true;

@@ -132,7 +132,7 @@ internal sealed class ActivityInfo(string name, bool isRequest)
     public bool IsText(int field) => _layouts[field].Text is not null;
 
     /// <summary>Stores a string field's value as its id in the field's table.</summary>
-    public void StoreText(ref RequestRecord record, int field, string? value) => Store(ref record, field, _layouts[field].Text!.Intern(value ?? ""));
+    public void StoreText(ref RequestRecord record, int field, ReadOnlySpan<char> value) => Store(ref record, field, _layouts[field].Text!.Intern(value));
 
     /// <summary>The string a text field's stored id stands for.</summary>
     public string TextOf(int field, long id) => _layouts[field].Text!.Value((int)id);
@@ -229,16 +229,26 @@ internal sealed class TextValues
     /// <summary>Distinct values kept as they are; later new values are kept as their templates.</summary>
     public const int MaxDistinct = 65_536;
 
-    private readonly Dictionary<string, int> _ids = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, int> _ids;
+    private readonly Dictionary<string, int>.AlternateLookup<ReadOnlySpan<char>> _byChars;
     private readonly List<string> _values = [];
     private readonly List<int> _templates = [];
 
-    public int Intern(string value)
+    public TextValues()
     {
-        if (_ids.TryGetValue(value, out var id))
+        _ids = new(StringComparer.Ordinal);
+        _byChars = _ids.GetAlternateLookup<ReadOnlySpan<char>>();
+    }
+
+    /// <summary>A value seen before costs a lookup, no string.</summary>
+    public int Intern(ReadOnlySpan<char> chars)
+    {
+        if (_byChars.TryGetValue(chars, out var id))
         {
             return id;
         }
+
+        var value = chars.ToString();
 
         var template = TemplateText(value);
         if (_values.Count >= MaxDistinct && _ids.TryGetValue(template, out var templateId))

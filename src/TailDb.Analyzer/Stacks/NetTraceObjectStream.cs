@@ -135,6 +135,25 @@ internal sealed class NetTraceObjectStream : IDisposable
         return payload;
     }
 
+    /// <summary>Steps over a block without reading its payload (a seek), through its EndObject tag.</summary>
+    public void SkipBlock(string typeName)
+    {
+        var size = BinaryPrimitives.ReadInt32LittleEndian(ReadSmall(4, typeName));
+        if (size < 0 || size > MaxBlockBytes)
+        {
+            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt {typeName} at byte {_position - 4}: a block of {size} bytes");
+        }
+
+        var pad = (int)((4 - (_position & 3)) & 3);
+        if (pad + (long)size > _length - _position)
+        {
+            throw Truncated(typeName);
+        }
+
+        _position = _file.Seek(pad + (long)size, SeekOrigin.Current);
+        Expect(ReadTag(typeName), EndObjectTag, typeName);
+    }
+
     public void Dispose() => _file.Dispose();
 
     private ReadOnlySpan<byte> ReadExactly(int count, string what)

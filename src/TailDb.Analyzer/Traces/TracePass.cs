@@ -11,7 +11,17 @@ namespace TailDb.Analyzer.Traces;
 /// <param name="NotRead">What the ETW reader met and did not raise, or null.</param>
 internal sealed record TraceFacts(
     string Path, long Bytes, TraceKind Kind, double DurationMSec, long EventCount, int EventsLost, string? Truncation, DateTime? SessionStart,
-    string? Process = null, IReadOnlyList<string>? StartStopActivities = null, string? NotRead = null, int? ProcessId = null);
+    string? Process = null, IReadOnlyList<string>? StartStopActivities = null, string? NotRead = null, int? ProcessId = null)
+{
+    /// <summary>
+    /// The error for something this trace lacks (a phase, any request). A trace cut short says so
+    /// whatever else is missing, and exits as truncated: the cut is the likely reason (a load test's
+    /// trace cut at 3 MB marks only its fill phase).
+    /// </summary>
+    public AnalyzerException Lacking(ExitCode code, string message) => Truncation is null
+        ? new AnalyzerException(code, message)
+        : new AnalyzerException(ExitCode.TruncatedTrace, $"{message} (a truncated trace, which may be why: {Truncation})");
+}
 
 /// <summary>
 /// The one streaming pass over a trace: every computer subscribes, TraceEvent parses each event

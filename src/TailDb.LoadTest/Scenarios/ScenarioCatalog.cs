@@ -10,6 +10,7 @@ public static class ScenarioCatalog
         new LargePayloadScenario(),
         new MicroburstsScenario(),
         new BucketsScenario(),
+        new PoolWaitScenario(),
     ];
 
     public static IScenario? Find(string name) => All.FirstOrDefault(s => s.Name.Equals(name, StringComparison.OrdinalIgnoreCase));

@@ -20,7 +20,7 @@ public sealed record ScenarioSettings
     public string? RuntimeConfigDirectory { get; init; }
 
     /// <summary>Seconds one harness run takes beyond warm-up and measurement: process start, the store's fill, tracing's rundown, analysis.</summary>
-    public const double OverheadSeconds = 8;
+    public const double OverheadSeconds = 15;
 
     public string? Validate()
     {

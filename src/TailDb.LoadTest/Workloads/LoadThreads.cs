@@ -102,14 +102,7 @@ internal sealed class LoadThreads
         for (long slot = 0; !cancellationToken.IsCancellationRequested; slot++)
         {
             double due = offset + (slot * intervalTicks);
-            if (burstFactor > 1)
-            {
-                // The period's evenly spaced arrivals squeezed into its first 1/factor: same count, same mean rate.
-                double period = Math.Floor(due / periodTicks) * periodTicks;
-                due = period + ((due - period) / burstFactor);
-            }
-
-            long intended = start + (long)due;
+            long intended = start + (long)(burstFactor > 1 ? Squeeze(due, burstFactor, periodTicks) : due);
             if (intended >= end)
             {
                 return 0;
@@ -129,6 +122,17 @@ internal sealed class LoadThreads
         }
 
         return 0;
+    }
+
+    /// <summary>
+    /// --burst-factor: an evenly spaced arrival at <paramref name="due"/> (ticks from the phase's
+    /// start) moved into the first 1/<paramref name="factor"/> of its period, keeping its order: each
+    /// period keeps its count of requests, so the mean rate is unchanged.
+    /// </summary>
+    public static double Squeeze(double due, double factor, double periodTicks)
+    {
+        double period = Math.Floor(due / periodTicks) * periodTicks;
+        return period + ((due - period) / factor);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]

@@ -75,6 +75,19 @@ public sealed class DotnetTraceFactAttribute : FactAttribute
     }
 }
 
+/// <summary>A theory that needs dotnet-trace; skipped, with the reason shown, only when it is absent.</summary>
+public sealed class DotnetTraceTheoryAttribute : TheoryAttribute
+{
+    public DotnetTraceTheoryAttribute([CallerMemberName] string member = "", [CallerFilePath] string file = "")
+    {
+        if (DotnetTrace.Find() is null)
+        {
+            Skip = DotnetTraceFactAttribute.Absent;
+            DisplayName = SkipNotice.DisplayName(Skip, member, file);
+        }
+    }
+}
+
 /// <summary>One dotnet-trace recording shared by the tests that read it.</summary>
 public sealed class DotnetTraceRecording : IAsyncLifetime
 {

@@ -110,6 +110,29 @@ public sealed class TraceFuzzTests(WorkloadTraces traces, ITestOutputHelper outp
     }
 
     [Fact]
+    public async Task APhaseMissingFromATraceCutInsideABlockSaysTruncatedWhereTheWholeTraceSaysOnlyThePhase()
+    {
+        byte[] original = await File.ReadAllBytesAsync(traces.GroundTruth);
+        TraceObject middle = Map(traces.GroundTruth).Where(o => o.Type == "EventBlock").OrderBy(o => Math.Abs(o.Start - (original.Length / 2))).First();
+        long cut = middle.PayloadOffset + ((middle.End - middle.PayloadOffset) / 2);
+        string path = Path.Combine(traces.Directory, "fuzz-cut-no-phase.nettrace");
+        await File.WriteAllBytesAsync(path, original.AsSpan(0, (int)cut).ToArray());
+        var measured = new ScopeSettings(PhaseChoice.Measured);
+
+        var whole = Assert.Throws<AnalyzerException>(() => SlowestAnalysis.Run(new SlowestSettings(traces.GroundTruth, RequestSelection.TailDb, Scope: measured), null));
+        var cutShort = Assert.Throws<AnalyzerException>(() => SlowestAnalysis.Run(new SlowestSettings(path, RequestSelection.TailDb, Scope: measured), new NetTraceStackSampleReader()));
+        output.WriteLine(whole.Message);
+        output.WriteLine(cutShort.Message);
+        Assert.Equal(ExitCode.BadArguments, whole.ExitCode);
+        Assert.DoesNotContain("truncated", whole.Message, StringComparison.Ordinal);
+        Assert.Equal(ExitCode.TruncatedTrace, cutShort.ExitCode);
+        Assert.Contains("marks no such phase", cutShort.Message, StringComparison.Ordinal);
+        Assert.Contains("truncated", cutShort.Message, StringComparison.Ordinal);
+        Assert.Contains($"byte {cut.ToString(CultureInfo.InvariantCulture)}", cutShort.Message, StringComparison.Ordinal);
+        File.Delete(path);
+    }
+
+    [Fact]
     public async Task TheFirst3000BytesOfARealTraceSayTruncatedAtWhichByteNotNoRequests()
     {
         byte[] original = await File.ReadAllBytesAsync(traces.GroundTruth);
