@@ -124,7 +124,7 @@ public sealed partial class TailDbStore
                 if (requests is not null)
                 {
                     requests[i] = TailDbEventSource.NewActivityId();
-                    TailDbEventSource.Log.PutStart(requests[i], parent, key.Length, Crc32C.Compute(key), value.Length);
+                    TailDbEventSource.Log.PutStart(requests[i], parent, key.Length, KeyHash.Of(key), value.Length);
                 }
             }
 

@@ -326,7 +326,7 @@ public sealed partial class TailDbStore
         if (TailDbEventSource.Log.RequestsEnabled())
         {
             request = TailDbEventSource.NewActivityId();
-            TailDbEventSource.Log.GetStart(request, TailDbEventSource.CurrentParent(), key.Length, Crc32C.Compute(key));
+            TailDbEventSource.Log.GetStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key));
         }
 
         return new GetScope(request, _telemetry.StartTimestamp(), _telemetry.StartActivity("TailDb.Get"));

@@ -218,7 +218,7 @@ public sealed partial class TailDbStore
         if (TailDbEventSource.Log.RequestsEnabled())
         {
             request = TailDbEventSource.NewActivityId();
-            TailDbEventSource.Log.PutStart(request, TailDbEventSource.CurrentParent(), key.Length, Crc32C.Compute(key), valueBytes);
+            TailDbEventSource.Log.PutStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key), valueBytes);
         }
 
         return new WriteScope(request, _telemetry.StartTimestamp(), _telemetry.StartActivity("TailDb.Put"));
@@ -230,7 +230,7 @@ public sealed partial class TailDbStore
         if (TailDbEventSource.Log.RequestsEnabled())
         {
             request = TailDbEventSource.NewActivityId();
-            TailDbEventSource.Log.DeleteStart(request, TailDbEventSource.CurrentParent(), key.Length, Crc32C.Compute(key));
+            TailDbEventSource.Log.DeleteStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key));
         }
 
         return new WriteScope(request, _telemetry.StartTimestamp(), _telemetry.StartActivity("TailDb.Delete"));

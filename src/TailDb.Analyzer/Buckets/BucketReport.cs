@@ -6,9 +6,9 @@ namespace TailDb.Analyzer.Buckets;
 /// <summary>One bucket scheme's estimate of one percentile, with its error against the exact value.</summary>
 internal sealed record BucketEstimate(string Scheme, int Buckets, double EstimateMs, double ErrorPercent);
 
-internal sealed record PercentileRow(double Percentile, double ExactMs, IReadOnlyList<BucketEstimate> Estimates);
+internal sealed record BucketPercentileRow(double Percentile, double ExactMs, IReadOnlyList<BucketEstimate> Estimates);
 
-internal sealed record BucketReport(string Report, int SchemaVersion, string File, long Requests, IReadOnlyList<PercentileRow> Rows, string Basis)
+internal sealed record BucketReport(string Report, int SchemaVersion, string File, long Requests, IReadOnlyList<BucketPercentileRow> Rows, string Basis)
 {
     public const int CurrentSchemaVersion = 1;
 
@@ -57,11 +57,11 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
         var max = sorted.Length > 0 ? sorted[^1] : 1;
         var schemes = Growths.Select(g => BucketScheme.Exponential(g, max)).Append(BucketScheme.OpenTelemetryDefault).ToArray();
         var histograms = schemes.Select(s => BucketHistogram.Of(s, sorted)).ToArray();
-        var rows = new List<PercentileRow>();
+        var rows = new List<BucketPercentileRow>();
         foreach (var p in Percentiles)
         {
             var exact = Attribution.Percentiles.At(sorted, p);
-            rows.Add(new PercentileRow(p, Population.Round(exact), [.. histograms.Select(h =>
+            rows.Add(new BucketPercentileRow(p, Population.Round(exact), [.. histograms.Select(h =>
             {
                 var estimate = h.Estimate(p);
                 return new BucketEstimate(h.Scheme.Name, h.Scheme.Bounds.Length + 1, Population.Round(estimate),

@@ -11,7 +11,7 @@ namespace TailDb.Analyzer.Commands;
 /// </summary>
 internal static class CaptureReportCommand
 {
-    public const string Name = "capture-report";
+    public const string Name = ReportChild.CommandName;
 
     public static readonly Option<TriggerKind> TriggerKindOption = CommonOptions.Choice(
         "--trigger-kind", "What fired the capture.", TriggerKind.Threshold, Enum.GetValues<TriggerKind>());

@@ -5,6 +5,7 @@ using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources.Etw;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
+using TailDb.Cli;
 using TailDb.Tracing;
 
 namespace TailDb.Analyzer.Commands;
@@ -180,7 +181,7 @@ internal static class CommonOptions
 
     /// <summary>The lower-case spelling users type and help shows (System.CommandLine parses enums ignoring case).</summary>
     public static string Spell<T>(T value)
-        where T : struct, Enum => value.ToString().ToLowerInvariant();
+        where T : struct, Enum => EnumSpelling.Spell(value);
 
     /// <summary>
     /// An enum option limited to <paramref name="accepted"/>, parsed from the lower-case names. Not

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
+using TailDb.Analyzer.Sources.EventPipe;
 using TailDb.Tracing.Recording;
 using TailDb.Tracing.Sampling;
 

@@ -30,10 +30,10 @@ internal static class ComparisonBuilder
     }
 
     /// <summary>Activities in A's order, then those only B has; five statistics each.</summary>
-    private static List<PercentileRow> PercentileRows(IReadOnlyList<ActivityStats> a, IReadOnlyList<ActivityStats> b)
+    private static List<PercentileComparison> PercentileRows(IReadOnlyList<ActivityStats> a, IReadOnlyList<ActivityStats> b)
     {
         var names = a.Select(s => s.Name).Concat(b.Select(s => s.Name)).Distinct(StringComparer.Ordinal);
-        var rows = new List<PercentileRow>();
+        var rows = new List<PercentileComparison>();
         foreach (var name in names)
         {
             var sa = a.FirstOrDefault(s => s.Name == name && s.Count > 0);
@@ -43,7 +43,7 @@ internal static class ComparisonBuilder
                 var va = sa is null ? (double?)null : Value(sa, statistic);
                 var vb = sb is null ? (double?)null : Value(sb, statistic);
                 double? delta = va is { } x && vb is { } y ? Population.Round(y - x) : null;
-                rows.Add(new PercentileRow(name, statistic, va, vb, delta, Ratio(va, vb)));
+                rows.Add(new PercentileComparison(name, statistic, va, vb, delta, Ratio(va, vb)));
             }
         }
 

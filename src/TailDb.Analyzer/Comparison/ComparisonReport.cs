@@ -25,7 +25,7 @@ internal enum LatencyStatistic
 /// <param name="A">Null when the activity has no requests in A (likewise B).</param>
 /// <param name="DeltaMs">B − A; null when either side is missing.</param>
 /// <param name="Ratio">B / A; null when either side is missing or A is 0.</param>
-internal sealed record PercentileRow(string Activity, LatencyStatistic Statistic, double? A, double? B, double? DeltaMs, double? Ratio)
+internal sealed record PercentileComparison(string Activity, LatencyStatistic Statistic, double? A, double? B, double? DeltaMs, double? Ratio)
 {
     /// <summary>"p50" … "p99.9", "max": the spelling every renderer shows.</summary>
     [System.Text.Json.Serialization.JsonIgnore]
@@ -52,7 +52,7 @@ internal sealed record CauseComparison(
     string Cause, string Scope, [property: System.Text.Json.Serialization.JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, bool Measurement, CauseSide? A, CauseSide? B, double SlowShareChange, double? LiftRatio);
 
 internal sealed record ComparisonReport(
-    string Report, int SchemaVersion, ComparedTrace A, ComparedTrace B, IReadOnlyList<PercentileRow> Percentiles,
+    string Report, int SchemaVersion, ComparedTrace A, ComparedTrace B, IReadOnlyList<PercentileComparison> Percentiles,
     IReadOnlyList<CauseComparison> Causes, IReadOnlyList<string> Notes)
 {
     public const int CurrentSchemaVersion = 1;

@@ -1,6 +1,7 @@
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Parsers.Clr;
 using TailDb.Analyzer.Traces;
+using TailDb.Tracing;
 
 namespace TailDb.Analyzer.Computers;
 
@@ -17,8 +18,7 @@ internal readonly record struct GcPause(double StartMSec, double StopMSec, int G
 /// </summary>
 internal sealed class GcPauseComputer : ITraceComputer
 {
-    private double _openSince = double.NaN;
-    private int _openThread;
+    private GcPausePairing<double> _pause;
     private (int Generation, GCReason Reason, GCType Type, int Number)? _inPause;
     private (int Generation, GCReason Reason, GCType Type, int Number)? _inFlight;
     private (int Generation, GCReason Reason, GCType Type, int Number)? _background;
@@ -33,10 +33,8 @@ internal sealed class GcPauseComputer : ITraceComputer
         ArgumentNullException.ThrowIfNull(source);
         source.Clr.GCSuspendEEStart += data =>
         {
-            if (IsGcSuspension(data.Reason))
+            if (_pause.Begin(data.ThreadID, (uint)data.Reason, data.TimeStampRelativeMSec))
             {
-                _openSince = data.TimeStampRelativeMSec;
-                _openThread = data.ThreadID;
                 _inPause = null;
             }
         };
@@ -51,7 +49,7 @@ internal sealed class GcPauseComputer : ITraceComputer
                 _background = gc;
             }
 
-            if (!double.IsNaN(_openSince))
+            if (_pause.OpenSince is not null)
             {
                 _inPause = gc;
             }
@@ -70,9 +68,8 @@ internal sealed class GcPauseComputer : ITraceComputer
         };
         source.Clr.GCRestartEEStop += data =>
         {
-            // The thread that suspended is the one that restarts. Another suspender's restart (the
-            // sampler's tick, which the GC's suspension request waited behind) does not end this pause.
-            if (double.IsNaN(_openSince) || data.ThreadID != _openThread)
+            // GcPauses: only the suspending thread's restart ends the pause.
+            if (!_pause.TryEnd(data.ThreadID, out var since))
             {
                 return;
             }
@@ -80,25 +77,22 @@ internal sealed class GcPauseComputer : ITraceComputer
             // A background GC's later pauses have no GCStart of their own: they belong to the background
             // GC in flight (a foreground GC may have started and ended inside it meanwhile).
             var gc = _inPause ?? _background ?? _inFlight;
-            Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, data.TimeStampRelativeMSec),
+            Pauses.Add(new GcPause(since, Math.Max(since, data.TimeStampRelativeMSec),
                 gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
-            _openSince = double.NaN;
             _inPause = null;
         };
     }
 
     public void Complete(double traceEndMSec)
     {
-        if (!double.IsNaN(_openSince))
+        if (_pause.TryClose(out var since))
         {
             // The trace ended inside a pause: it lasted at least until the end.
             var gc = _inPause ?? _background ?? _inFlight;
-            Pauses.Add(new GcPause(_openSince, Math.Max(_openSince, traceEndMSec), gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
-            _openSince = double.NaN;
+            Pauses.Add(new GcPause(since, Math.Max(since, traceEndMSec), gc?.Generation ?? -1, gc?.Reason ?? default, gc?.Type ?? default, gc?.Number ?? -1));
         }
 
     }
 
-    public static bool IsGcSuspension(GCSuspendEEReason reason) =>
-        reason is GCSuspendEEReason.SuspendForGC or GCSuspendEEReason.SuspendForGCPrep;
+    public static bool IsGcSuspension(GCSuspendEEReason reason) => GcPauses.IsGcSuspension((uint)reason);
 }

@@ -93,7 +93,7 @@ Drag across any plot to zoom all of them into a time range, wheel to zoom, shift
         o.WriteLine(report.Baseline is { } baseline
             ? $"<p class=\"help\">Exact percentiles (nearest rank) in ms, each with its ratio to {E(baseline)}'s (the first mode analyzed; &lsquo;n/a&rsquo; where it has no value to divide by).</p>"
             : "<p class=\"help\">No mode's trace could be analyzed.</p>");
-        string[] headers = ["activity", "mode", .. report.Statistics.Select(PercentileRow.Spell)];
+        string[] headers = ["activity", "mode", .. report.Statistics.Select(PercentileComparison.Spell)];
         Table(o, headers, report.Percentiles.Select(r => new[] { T(r.Activity), T(r.Mode) }
             .Concat(r.ValuesMs.Select((v, i) => $"{T(Compared.Ms(v))} <span class=\"ratio{(r.Baseline ? " base" : "")}\">{T(Compared.Ratio(r.Ratios[i]))}</span>"))
             .ToArray()), "mode-percentiles");

@@ -11,17 +11,17 @@ namespace TailDb.Analyzer.Stacks;
 /// </summary>
 internal sealed class MethodRangeTable
 {
-    private readonly List<Range> _ranges = [];
-    private Range[]? _sorted;
+    private readonly List<MethodRange> _ranges = [];
+    private MethodRange[]? _sorted;
     private ulong[]? _maxEndUpTo;
 
     public int Count => _ranges.Count;
 
     public void AddSessionLoad(ulong start, uint size, string name) =>
-        Add(new Range(start, start + size, name, Priority: int.MaxValue / 2 + _ranges.Count));
+        Add(new MethodRange(start, start + size, name, Priority: int.MaxValue / 2 + _ranges.Count));
 
     public void AddRundown(ulong start, uint size, string name) =>
-        Add(new Range(start, start + size, name, Priority: -_ranges.Count));
+        Add(new MethodRange(start, start + size, name, Priority: -_ranges.Count));
 
     /// <summary>The method's name as both readers spell it, from a MethodLoadVerbose-shaped payload's strings.</summary>
     public static string Name(ReadOnlySpan<byte> methodNamespace, ReadOnlySpan<byte> methodName, ReadOnlySpan<byte> signature) =>
@@ -57,7 +57,7 @@ internal sealed class MethodRangeTable
             }
         }
 
-        Range? best = null;
+        MethodRange? best = null;
         for (var i = last; i >= 0 && _maxEndUpTo![i] > address; i--)
         {
             var range = _sorted[i];
@@ -71,11 +71,11 @@ internal sealed class MethodRangeTable
         return best is not null;
     }
 
-    private void Add(Range range)
+    private void Add(MethodRange range)
     {
         _ranges.Add(range);
         _sorted = null;
     }
 
-    private readonly record struct Range(ulong Start, ulong End, string Name, int Priority);
+    private readonly record struct MethodRange(ulong Start, ulong End, string Name, int Priority);
 }

@@ -2,7 +2,7 @@ using TailDb.Tracing.Recording;
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using System.Text;
-using TailDb.Analyzer.Traces;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Stacks;
 
@@ -15,7 +15,7 @@ namespace TailDb.Analyzer.Stacks;
 /// extended data (TraceEvent.eventRecord, internal, pointer-typed) and its StackCache is
 /// internal too; the only public consumer is TraceLog, which first copies every event into an
 /// ETLX file. Reaching the internals by reflection would tie us to private layouts of one
-/// package build, so this reader decodes the blocks itself (NetTraceFormat_v5.md).
+/// package build, so this reader decodes the blocks itself, with Sources/NetTrace's one reader (NetTraceFormat.md).
 /// </para>
 /// <para>
 /// Memory stays bounded by the trace's variety, not its length: one reused block buffer, the
@@ -61,7 +61,6 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
         private const int MethodDCEndVerboseEventId = 144;
         private const uint MethodFlagJitted = 0x8;
         private const int ClrThreadSampleManaged = 2;
-        private const short HeaderCompressionFlag = 1;
 
         // Indexed by metadata id (the runtime numbers them 1, 2, 3, ...): one array load per event.
         private EventKind[] _kinds = new EventKind[256];
@@ -101,13 +100,13 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
                 switch (typeName)
                 {
                     case "EventBlock":
-                        ReadEvents(new BlockCursor(block, offset, typeName), metadata: false);
+                        ReadEvents(block, offset, metadata: false);
                         break;
                     case "MetadataBlock":
-                        ReadEvents(new BlockCursor(block, offset, typeName), metadata: true);
+                        ReadEvents(block, offset, metadata: true);
                         break;
                     case "StackBlock":
-                        ReadStacks(new BlockCursor(block, offset, typeName));
+                        ReadStacks(new NetTraceCursor(block, offset, typeName));
                         break;
                     case "SPBlock":
                         _regionStacks.Clear();
@@ -133,16 +132,16 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
                 throw new TraceFormatException(TraceFormatProblem.Corrupt, $"Trace object version {version} is not one this stack reader understands (4 or 5)");
             }
 
-            _syncTimeQpc = BinaryPrimitives.ReadInt64LittleEndian(fields[16..]);
-            _qpcFrequency = BinaryPrimitives.ReadInt64LittleEndian(fields[24..]);
-            _pointerSize = BinaryPrimitives.ReadInt32LittleEndian(fields[32..]);
+            _syncTimeQpc = BinaryPrimitives.ReadInt64LittleEndian(fields[NetTraceFormat.TraceSyncTimeQpcAt..]);
+            _qpcFrequency = BinaryPrimitives.ReadInt64LittleEndian(fields[NetTraceFormat.TraceQpcFrequencyAt..]);
+            _pointerSize = BinaryPrimitives.ReadInt32LittleEndian(fields[NetTraceFormat.TracePointerSizeAt..]);
             if (_pointerSize is not (4 or 8) || _qpcFrequency <= 0)
             {
                 throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt Trace object: pointer size {_pointerSize}, clock frequency {_qpcFrequency}");
             }
         }
 
-        private void ReadStacks(BlockCursor cursor)
+        private void ReadStacks(NetTraceCursor cursor)
         {
             var id = cursor.ReadInt32();
             var count = cursor.ReadInt32();
@@ -166,129 +165,52 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
             }
         }
 
-        private void ReadEvents(BlockCursor cursor, bool metadata)
+        private void ReadEvents(ReadOnlySpan<byte> block, long offset, bool metadata)
         {
-            var headerSize = cursor.ReadInt16();
-            var flags = cursor.ReadInt16();
-            if (headerSize < 4)
+            var events = new EventBlockReader(block, offset);
+            while (events.MoveNext())
             {
-                throw cursor.Corrupt($"a block header of {headerSize} bytes");
-            }
-
-            cursor.Skip(headerSize - 4);
-            var compressed = (flags & HeaderCompressionFlag) != 0;
-            var header = default(EventHeader);
-            while (cursor.Remaining > 0)
-            {
-                ReadOnlySpan<byte> payload;
-                if (compressed)
-                {
-                    payload = ReadCompressedHeader(ref cursor, ref header);
-                }
-                else
-                {
-                    payload = ReadUncompressedHeader(ref cursor, ref header);
-                }
-
                 if (metadata)
                 {
-                    ReadMetadata(new BlockCursor(payload, cursor.FileOffset - payload.Length, "metadata record"));
+                    ReadMetadata(new NetTraceCursor(events.Payload, offset + events.PayloadOffset, "metadata record"));
                 }
-                else if ((uint)header.MetadataId < (uint)_kinds.Length && _kinds[header.MetadataId] is var kind and not EventKind.Other)
+                else if ((uint)events.MetadataId < (uint)_kinds.Length && _kinds[events.MetadataId] is var kind and not EventKind.Other)
                 {
-                    var payloadCursor = new BlockCursor(payload, cursor.FileOffset - payload.Length, "event payload");
                     switch (kind)
                     {
                         case EventKind.ThreadSample:
-                            AddSample(header, payload);
+                            AddSample(events.Timestamp, events.ThreadId, events.StackId, events.Payload);
                             break;
                         case EventKind.JitMethodLoad:
                         case EventKind.MethodUnload:
                         case EventKind.RundownMethod:
-                            AddMethod(payloadCursor, kind);
+                            AddMethod(new NetTraceCursor(events.Payload, offset + events.PayloadOffset, "event payload"), kind);
                             break;
                         default:
                             break;
                     }
                 }
+            }
 
-                if (!compressed)
-                {
-                    cursor.AlignTo4();
-                }
+            if (events.Corrupt)
+            {
+                throw events.Error(metadata ? "MetadataBlock" : "EventBlock");
             }
         }
 
-        private static ReadOnlySpan<byte> ReadCompressedHeader(scoped ref BlockCursor cursor, scoped ref EventHeader header)
-        {
-            var flags = cursor.ReadByte();
-            if ((flags & 1) != 0)
-            {
-                header.MetadataId = (int)cursor.ReadVarUInt32();
-            }
-
-            if ((flags & 2) != 0)
-            {
-                cursor.ReadVarUInt32(); // sequence number delta
-                cursor.ReadVarUInt64(); // capture thread
-                cursor.ReadVarUInt32(); // processor
-            }
-
-            if ((flags & 4) != 0)
-            {
-                header.ThreadId = (long)cursor.ReadVarUInt64();
-            }
-
-            if ((flags & 8) != 0)
-            {
-                header.StackId = (int)cursor.ReadVarUInt32();
-            }
-
-            header.Timestamp += (long)cursor.ReadVarUInt64();
-            if ((flags & 16) != 0)
-            {
-                cursor.Skip(16); // activity id
-            }
-
-            if ((flags & 32) != 0)
-            {
-                cursor.Skip(16); // related activity id
-            }
-
-            if ((flags & 128) != 0)
-            {
-                header.PayloadSize = (int)cursor.ReadVarUInt32();
-            }
-
-            return cursor.ReadBytes(header.PayloadSize);
-        }
-
-        private static ReadOnlySpan<byte> ReadUncompressedHeader(scoped ref BlockCursor cursor, scoped ref EventHeader header)
-        {
-            cursor.ReadInt32(); // event size
-            header.MetadataId = cursor.ReadInt32() & 0x7FFF_FFFF; // high bit: IsSorted
-            cursor.ReadInt32(); // sequence number
-            header.ThreadId = cursor.ReadInt64();
-            cursor.ReadInt64(); // capture thread
-            cursor.ReadInt32(); // processor
-            header.StackId = cursor.ReadInt32();
-            header.Timestamp = cursor.ReadInt64();
-            cursor.Skip(32); // activity ids
-            header.PayloadSize = cursor.ReadInt32();
-            return cursor.ReadBytes(header.PayloadSize);
-        }
-
-        private void ReadMetadata(BlockCursor cursor)
+        private void ReadMetadata(NetTraceCursor cursor)
         {
             if (MetadataFieldCounts.Problem(cursor.Rest) is { } lie)
             {
                 throw cursor.Corrupt($"it {lie}");
             }
 
-            var metadataId = cursor.ReadInt32();
-            var provider = Encoding.Unicode.GetString(cursor.ReadUtf16Z());
-            var eventId = cursor.ReadInt32();
-            var kind = (provider, eventId) switch
+            if (!MetadataRecord.TryRead(cursor.Rest, out var record))
+            {
+                throw cursor.Corrupt("a name has no terminator");
+            }
+
+            var kind = (record.Provider, record.EventId) switch
             {
                 (SampleProfilerProvider, ThreadSampleEventId) => EventKind.ThreadSample,
                 (RuntimeProvider, MethodLoadVerboseEventId) => EventKind.JitMethodLoad,
@@ -298,6 +220,7 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
             };
             if (kind != EventKind.Other)
             {
+                var metadataId = record.MetadataId;
                 if (metadataId < 0 || metadataId > 1 << 24)
                 {
                     throw cursor.Corrupt($"metadata id {metadataId}");
@@ -312,10 +235,10 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
             }
         }
 
-        private void AddSample(in EventHeader header, ReadOnlySpan<byte> payload)
+        private void AddSample(long timestamp, long threadId, int stackId, ReadOnlySpan<byte> payload)
         {
             var type = payload.Length >= 4 ? BinaryPrimitives.ReadInt32LittleEndian(payload) : 0;
-            _samples.Add(new RawSample(header.Timestamp, _samples.Count, (int)header.ThreadId, AddressStackOf(header.StackId), type == ClrThreadSampleManaged));
+            _samples.Add(new RawSample(timestamp, _samples.Count, (int)threadId, AddressStackOf(stackId), type == ClrThreadSampleManaged));
         }
 
         private int AddressStackOf(int regionStackId)
@@ -357,7 +280,7 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
         // MethodLoadVerbose, MethodUnloadVerbose and the rundown's MethodDC*Verbose share one layout:
         // MethodID, ModuleID, MethodStartAddress (8 bytes each), MethodSize, MethodToken, MethodFlags
         // (4 each), then namespace, name and signature as null-terminated UTF-16.
-        private void AddMethod(BlockCursor cursor, EventKind kind)
+        private void AddMethod(NetTraceCursor cursor, EventKind kind)
         {
             cursor.Skip(16);
             var start = (ulong)cursor.ReadInt64();
@@ -446,15 +369,6 @@ public sealed class NetTraceStackSampleReader : IStackSampleReader
 
         // TraceEvent's own conversion (QPCTimeToRelMSec), so both routes give bit-equal times.
         private double RelativeMSec(long timestamp) => Math.Max(0, timestamp - _syncTimeQpc) * 1000.0 / _qpcFrequency;
-    }
-
-    private struct EventHeader
-    {
-        public int MetadataId;
-        public long ThreadId;
-        public int StackId;
-        public long Timestamp;
-        public int PayloadSize;
     }
 
     private record struct RegionStack(int Offset, int Length, int GlobalId);

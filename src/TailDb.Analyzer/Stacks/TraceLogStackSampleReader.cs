@@ -1,6 +1,7 @@
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using Microsoft.Diagnostics.Tracing.EventPipe;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Stacks;
 

@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Text;
-using TailDb.Analyzer.Stacks;
-using TailDb.Analyzer.Watch;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Traces;
 

@@ -1,5 +1,5 @@
 using System.Buffers.Binary;
-using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Traces;
 

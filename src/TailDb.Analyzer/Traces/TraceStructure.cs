@@ -1,5 +1,5 @@
-using TailDb.Analyzer.Stacks;
-using TailDb.Analyzer.Watch;
+using TailDb.Analyzer.Sources.NetTrace;
+
 
 namespace TailDb.Analyzer.Traces;
 

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Diagnostics.Tracing;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Watch;
 

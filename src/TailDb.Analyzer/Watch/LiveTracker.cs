@@ -1,8 +1,10 @@
 using System.Buffers.Binary;
 using System.Text;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Tracing.Recording;
+using TailDb.Tracing;
 
 namespace TailDb.Analyzer.Watch;
 
@@ -17,10 +19,6 @@ namespace TailDb.Analyzer.Watch;
 internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, Action<Trigger, RingSnapshot, IReadOnlyList<KeptMethodLoad>> capture) : IRingObserver
 {
     private const int MethodLoadVerboseId = 143;
-    private const int GcRestartEeEndId = 3;
-    private const int GcSuspendEeBeginId = 9;
-    private const uint SuspendForGc = 1;
-    private const uint SuspendForGcPrep = 6;
 
     // Metadata ids are small and dense (the runtime numbers them from 1): a table, not a hash lookup per event.
     private const int DenseMetadataIds = 1 << 16;
@@ -37,7 +35,7 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
     private readonly Queue<long> _lastSecond = new();
     private long _syncQpc;
     private long _frequency = 1;
-    private long _gcSuspendStart = -1;
+    private GcPausePairing<long> _gcPause;
     private long _sequenceThread = NoCaptureThread;
     private int _sequenceLast;
     private Trigger? _pending;
@@ -186,8 +184,8 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
             return eventId switch
             {
                 MethodLoadVerboseId => new Role(RoleKind.MethodLoad, -1),
-                GcSuspendEeBeginId => new Role(RoleKind.GcSuspendBegin, -1),
-                GcRestartEeEndId => new Role(RoleKind.GcRestartEnd, -1),
+                GcPauses.SuspendEEBeginId => new Role(RoleKind.GcSuspendBegin, -1),
+                GcPauses.RestartEEEndId => new Role(RoleKind.GcRestartEnd, -1),
                 _ => default,
             };
         }
@@ -279,13 +277,12 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
                 break;
             case RoleKind.GcSuspendBegin:
                 var reason = reader.Payload.Length >= 4 ? BinaryPrimitives.ReadUInt32LittleEndian(reader.Payload) : 0;
-                _gcSuspendStart = reason is SuspendForGc or SuspendForGcPrep ? reader.Timestamp : -1;
+                _gcPause.Begin(reader.ThreadId, reason, reader.Timestamp);
                 break;
             case RoleKind.GcRestartEnd:
-                if (_gcSuspendStart >= 0)
+                if (_gcPause.TryEnd(reader.ThreadId, out var suspended))
                 {
-                    GcPause(_gcSuspendStart, reader.Timestamp);
-                    _gcSuspendStart = -1;
+                    GcPause(suspended, reader.Timestamp);
                 }
 
                 break;

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
-using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Watch;
 
@@ -32,13 +32,6 @@ internal interface IRingObserver
 /// </summary>
 internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : Stream
 {
-    private const byte NullReferenceTag = 1;
-    private const byte BeginPrivateObjectTag = 5;
-    private const byte EndObjectTag = 6;
-    private const int StreamHeaderBytes = 8 + 4 + 20;
-    private const int TraceFieldBytes = (8 * 2) + 8 + 8 + 4 + 4 + 4 + 4;
-    private const int MaxBlockBytes = 256 << 20;
-
     /// <summary>Evicted bytes between two gen2 collections (<see cref="CollectEvicted"/>).</summary>
     internal const long CollectEveryEvictedBytes = 16 << 20;
 
@@ -158,89 +151,47 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
             return TryReadPrologue(data, out used);
         }
 
-        if (data.Length < 1)
+        if (!NetTraceObjects.TryRead(data, streamOffset, out var bounds))
         {
             return false;
         }
 
-        if (data[0] == NullReferenceTag)
+        used = bounds.Length;
+        if (bounds.EndOfStream)
         {
             EndedWithMarker = true;
-            used = 1;
             return true;
         }
 
-        // BeginPrivateObject, BeginPrivateObject, NullReference, version, min version, name length, name, EndObject.
-        if (data.Length < 3 + 12)
-        {
-            return false;
-        }
-
-        Expect(data[0] == BeginPrivateObjectTag && data[1] == BeginPrivateObjectTag && data[2] == NullReferenceTag, streamOffset, "an object");
-        var nameLength = BinaryPrimitives.ReadInt32LittleEndian(data[11..]);
-        Expect(nameLength is > 0 and <= 32, streamOffset, "an object's type name");
-        var typeEnd = 15 + nameLength + 1;
-        if (data.Length < typeEnd + 4)
-        {
-            return false;
-        }
-
-        Expect(data[typeEnd - 1] == EndObjectTag, streamOffset, "an object's type");
-        var size = BinaryPrimitives.ReadInt32LittleEndian(data[typeEnd..]);
-        Expect(size is >= 0 and <= MaxBlockBytes, streamOffset, "a block size");
-        var payloadStart = typeEnd + 4;
-        payloadStart += (int)((4 - ((streamOffset + payloadStart) & 3)) & 3);
-        if (data.Length < payloadStart + size + 1)
-        {
-            return false;
-        }
-
-        Expect(data[payloadStart + size] == EndObjectTag, streamOffset, "a block's end");
-        var kind = KindOf(data.Slice(15, nameLength));
         // Each known kind's header is shared by all its blocks; an unknown type keeps its own.
+        var kind = bounds.Kind;
         if (kind == BlockKind.Other || !_typeHeaders.TryGetValue(kind, out var typeHeader))
         {
-            typeHeader = data[..typeEnd].ToArray();
+            typeHeader = data[..bounds.TypeEnd].ToArray();
             _typeHeaders[kind] = typeHeader;
         }
 
-        Add(kind, typeHeader, data.Slice(payloadStart, size));
-        used = payloadStart + size + 1;
+        Add(kind, typeHeader, data.Slice(bounds.PayloadStart, bounds.Size));
         return true;
     }
 
     private bool TryReadPrologue(ReadOnlySpan<byte> data, out int used)
     {
-        // Stream header, then the Trace object: 2 tags, NullReference, 12 bytes, "Trace", EndObject, fields, EndObject.
-        const int traceTypeBytes = 3 + 12 + 5 + 1;
-        used = StreamHeaderBytes + traceTypeBytes + TraceFieldBytes + 1;
-        if (data.Length < used)
+        used = 0;
+        if (!NetTraceObjects.TryReadPrologue(data, out var header))
         {
             return false;
         }
 
-        if (!data[..8].SequenceEqual("Nettrace"u8) || BinaryPrimitives.ReadInt32LittleEndian(data[8..]) != 20)
-        {
-            throw new TraceFormatException("the session's stream is not a V4/V5 .nettrace stream");
-        }
-
-        var fields = data.Slice(StreamHeaderBytes + traceTypeBytes, TraceFieldBytes);
-        SyncTimeQpc = BinaryPrimitives.ReadInt64LittleEndian(fields[16..]);
-        QpcFrequency = BinaryPrimitives.ReadInt64LittleEndian(fields[24..]);
-        Expect(QpcFrequency > 0 && data[used - 1] == EndObjectTag, StreamHeaderBytes, "the Trace object");
+        used = header.Length;
+        SyncTimeQpc = header.SyncTimeQpc;
+        QpcFrequency = header.QpcFrequency;
         Prologue = data[..used].ToArray();
         _windowTicks = (long)(limits.Window.TotalSeconds * QpcFrequency);
         HeldBytes += used;
         observer.OnPrologue(SyncTimeQpc, QpcFrequency);
         return true;
     }
-
-    private static BlockKind KindOf(ReadOnlySpan<byte> name) =>
-        name.SequenceEqual("EventBlock"u8) ? BlockKind.Event
-        : name.SequenceEqual("MetadataBlock"u8) ? BlockKind.Metadata
-        : name.SequenceEqual("StackBlock"u8) ? BlockKind.Stack
-        : name.SequenceEqual("SPBlock"u8) ? BlockKind.SequencePoint
-        : BlockKind.Other;
 
     private void Add(BlockKind kind, byte[] typeHeader, ReadOnlySpan<byte> payload)
     {
@@ -360,7 +311,7 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
     private void Hold(RingBlock block)
     {
         _heldEpoch = block.Epoch;
-        var cursor = new BlockCursor(block.Payload, 0, "StackBlock");
+        var cursor = new NetTraceCursor(block.Payload, 0, "StackBlock");
         var id = cursor.ReadInt32();
         var count = cursor.ReadInt32();
         for (var i = 0; i < count; i++, id++)
@@ -502,14 +453,6 @@ internal sealed class NetTraceRing(RingLimits limits, IRingObserver observer) : 
         }
 
         return max;
-    }
-
-    private static void Expect(bool condition, long streamOffset, string what)
-    {
-        if (!condition)
-        {
-            throw new TraceFormatException($"corrupt session stream at byte {streamOffset}: bad {what}");
-        }
     }
 
     public override bool CanRead => false;

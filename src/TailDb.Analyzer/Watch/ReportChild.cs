@@ -1,8 +1,8 @@
 using System.ComponentModel;
 using System.Diagnostics;
 using System.Globalization;
-using TailDb.Analyzer.Commands;
 using TailDb.Analyzer.Computers;
+using TailDb.Cli;
 using TailDb.GcModes;
 
 namespace TailDb.Analyzer.Watch;
@@ -123,13 +123,16 @@ internal static class ReportChild
         }
     }
 
+    /// <summary>The hidden command the child runs (Commands/CaptureReportCommand reads these arguments).</summary>
+    public const string CommandName = "capture-report";
+
     internal static List<string> Arguments(string capturePath, Trigger trigger, RequestSelection selection)
     {
         ArgumentNullException.ThrowIfNull(selection);
         var arguments = new List<string>
         {
-            CaptureReportCommand.Name, capturePath,
-            "--trigger-kind", CommonOptions.Spell(trigger.Kind),
+            CommandName, capturePath,
+            "--trigger-kind", EnumSpelling.Spell(trigger.Kind),
             "--trigger-activity", trigger.Activity,
             "--trigger-start-ms", trigger.StartMSec.ToString("R", CultureInfo.InvariantCulture),
             "--trigger-ms", trigger.DurationMSec.ToString("R", CultureInfo.InvariantCulture),

@@ -1,14 +1,6 @@
-namespace TailDb.Analyzer.Watch;
+using TailDb.Analyzer.Sources.NetTrace;
 
-/// <summary>The kinds of object a V5 .nettrace stream holds after its Trace object.</summary>
-internal enum BlockKind : byte
-{
-    Other,
-    Metadata,
-    Stack,
-    Event,
-    SequencePoint,
-}
+namespace TailDb.Analyzer.Watch;
 
 /// <summary>
 /// One whole block of the session's stream, as the runtime wrote it: its FastSerialization type

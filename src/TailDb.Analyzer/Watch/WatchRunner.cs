@@ -1,7 +1,8 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
-using TailDb.Analyzer.Commands;
+using TailDb.Analyzer.Sources.EventPipe;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Tracing;
 using TailDb.Tracing.Recording;
 
@@ -192,7 +193,7 @@ internal static class WatchRunner
                 await recorder.DrainAsync(DrainTimeout);
             }
         }
-        catch (Exception e) when (e is TimeoutException or IOException or ObjectDisposedException or OperationCanceledException or Stacks.TraceFormatException)
+        catch (Exception e) when (e is TimeoutException or IOException or ObjectDisposedException or OperationCanceledException or TraceFormatException)
         {
             // The stream ended badly; the captures below use what the ring holds.
         }

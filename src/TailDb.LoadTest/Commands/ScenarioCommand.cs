@@ -72,16 +72,35 @@ public static class ScenarioCommand
         ArgumentNullException.ThrowIfNull(output);
         settings.ReportDirectory?.Create();
         output.WriteLine($"machine: {Reporting.MachineInfo.Current().Describe()}; about {Minutes(stories.Sum(s => settings.Estimate(s.Runs(settings)).TotalMinutes))} for {stories.Count} stor{(stories.Count == 1 ? "y" : "ies")}");
+        LoadTestException? first = null;
         foreach (IScenario story in stories)
         {
             cancellationToken.ThrowIfCancellationRequested();
             using var runner = new ScenarioRunner(story, settings, progress);
-            StoryOutcome outcome = await story.RunAsync(runner, cancellationToken).ConfigureAwait(false);
+            StoryOutcome outcome;
+            try
+            {
+                outcome = await story.RunAsync(runner, cancellationToken).ConfigureAwait(false);
+            }
+            catch (LoadTestException e) when (stories.Count > 1 && !cancellationToken.IsCancellationRequested)
+            {
+                // `scenario all`: one story that cannot run (a server that would not start) leaves the others' tables.
+                output.WriteLine();
+                output.WriteLine($"{story.Name} (seed {story.Seed}): not run: {e.Message}");
+                first ??= e;
+                continue;
+            }
+
             StoryTable.Write(output, story, outcome, settings);
             if (runner.WritePages() is { } page)
             {
                 output.WriteLine($"report: {page}");
             }
+        }
+
+        if (first is not null)
+        {
+            throw first;
         }
 
         return ExitCode.Success;

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
+using TailDb.Tracing;
 
 namespace TailDb.LoadTest.Injections;
 
@@ -21,17 +22,11 @@ public readonly record struct GcPauseTimes(long Start, long Stop);
 /// </summary>
 public sealed class GcPauseListener : EventListener
 {
-    private const string RuntimeProvider = "Microsoft-Windows-DotNETRuntime";
-    private const int GcKeyword = 0x1;
-    private const int SuspendEEBegin = 9;
-    private const int RestartEEEnd = 3;
-    private const uint SuspendForGc = 1;
-    private const uint SuspendForGcPrep = 6;
 
     private readonly object _lock = new();
     private readonly List<GcPauseTimes> _pauses = [];
-    // The threads inside a GC suspension (begun, not yet restarted): a thread's events arrive in order.
-    private readonly Dictionary<ulong, long> _open = [];
+    // The GC suspension begun and not yet restarted (written under _lock).
+    private GcPausePairing<long> _open;
     private volatile bool _ready;
     private readonly DateTime _originUtc;
     private readonly long _originTicks;
@@ -76,9 +71,9 @@ public sealed class GcPauseListener : EventListener
     protected override void OnEventSourceCreated(EventSource eventSource)
     {
         ArgumentNullException.ThrowIfNull(eventSource);
-        if (eventSource.Name == RuntimeProvider)
+        if (eventSource.Name == GcPauses.Provider)
         {
-            EnableEvents(eventSource, EventLevel.Informational, (EventKeywords)GcKeyword);
+            EnableEvents(eventSource, EventLevel.Informational, (EventKeywords)GcPauses.GcKeyword);
         }
     }
 
@@ -86,28 +81,24 @@ public sealed class GcPauseListener : EventListener
     {
         ArgumentNullException.ThrowIfNull(eventData);
         // Events can arrive while the base constructor runs, before the clock pair exists.
-        if (!_ready || eventData.EventId is not (SuspendEEBegin or RestartEEEnd))
+        if (!_ready || eventData.EventId is not (GcPauses.SuspendEEBeginId or GcPauses.RestartEEEndId))
         {
             return;
         }
 
-        bool begin = eventData.EventId == SuspendEEBegin;
-        if (begin && eventData.Payload is [uint reason, ..] && reason is not (SuspendForGc or SuspendForGcPrep))
-        {
-            return;
-        }
+        bool begin = eventData.EventId == GcPauses.SuspendEEBeginId;
+        uint reason = begin && eventData.Payload is [uint r, ..] ? r : GcPauses.SuspendForGc;
 
         long time = _originTicks + (long)((eventData.TimeStamp - _originUtc).TotalSeconds * Stopwatch.Frequency);
-        ulong thread = (ulong)eventData.OSThreadId;
+        long thread = eventData.OSThreadId;
         lock (_lock)
         {
             if (begin)
             {
-                _open[thread] = time;
+                _open.Begin(thread, reason, time);
             }
-            else if (_open.Remove(thread, out long start))
+            else if (_open.TryEnd(thread, out long start))
             {
-                // The thread that suspended for the GC restarts it; a sampler tick's restart is not this pause's end.
                 _pauses.Add(new GcPauseTimes(start, Math.Max(start, time)));
                 _restarts++;
             }

@@ -1,4 +1,4 @@
-using TailDb.Analyzer.Comparison;
+using TailDb.Analyzer.Reports;
 using TailDb.LoadTest.Harness;
 
 namespace TailDb.LoadTest.Reporting;

@@ -1,6 +1,7 @@
 using System.Text.Json;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Findings;
+using TailDb.Analyzer.Reports;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Workloads;

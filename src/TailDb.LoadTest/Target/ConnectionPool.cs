@@ -21,7 +21,7 @@ internal sealed class ConnectionPool : IDisposable
     private const int FirstReconnectDelayMilliseconds = 50;
     private const int MaxReconnectDelayMilliseconds = 1000;
 
-    private readonly RespConnection[] _connections;
+    private readonly RespClientConnection[] _connections;
     private readonly TargetAddress _target;
     private readonly int _maxCommandBytes;
     // Per connection slot, owned by the monitor thread: when to try reopening it, and the delay after that.
@@ -65,7 +65,7 @@ internal sealed class ConnectionPool : IDisposable
         _workload = workload;
         _options = options;
         _timeoutTicks = (long)(options.TimeoutMilliseconds / 1000.0 * Stopwatch.Frequency);
-        _connections = new RespConnection[connections];
+        _connections = new RespClientConnection[connections];
         _monitor = new Thread(MonitorLoop) { IsBackground = true, Name = "resp-timeouts" };
         _retrier = new Thread(RetryLoop) { IsBackground = true, Name = "resp-retries" };
     }
@@ -111,7 +111,7 @@ internal sealed class ConnectionPool : IDisposable
         }
         catch
         {
-            foreach (RespConnection? connection in pool._connections)
+            foreach (RespClientConnection? connection in pool._connections)
             {
                 connection?.Dispose();
             }
@@ -120,7 +120,7 @@ internal sealed class ConnectionPool : IDisposable
         }
 
         pool._live = options.Connections;
-        foreach (RespConnection connection in pool._connections)
+        foreach (RespClientConnection connection in pool._connections)
         {
             connection.StartReading();
         }
@@ -230,7 +230,7 @@ internal sealed class ConnectionPool : IDisposable
 
     internal void ProtocolError(string problem) => Interlocked.CompareExchange(ref _firstError, problem, null);
 
-    internal void ConnectionLost(RespConnection connection, string reason)
+    internal void ConnectionLost(RespClientConnection connection, string reason)
     {
         Volatile.Write(ref _lastLoss, reason);
         if (Interlocked.Decrement(ref _live) == 0)
@@ -248,8 +248,8 @@ internal sealed class ConnectionPool : IDisposable
         Retry(request, now, avoid: -1, sent);
     }
 
-    /// <summary>From <see cref="RespConnection.ScanTimeouts"/>: retry after a backoff, or count the request failed.</summary>
-    internal void TimedOut(RespConnection connection, in TargetRequest request, long sent, long now)
+    /// <summary>From <see cref="RespClientConnection.ScanTimeouts"/>: retry after a backoff, or count the request failed.</summary>
+    internal void TimedOut(RespClientConnection connection, in TargetRequest request, long sent, long now)
     {
         Interlocked.Increment(ref _timeouts);
         Retry(request, now, connection.Id, sent);
@@ -289,7 +289,7 @@ internal sealed class ConnectionPool : IDisposable
             : default;
         while (true)
         {
-            RespConnection? connection = Reserve(avoid);
+            RespClientConnection? connection = Reserve(avoid);
             if (connection is null)
             {
                 return false;
@@ -302,7 +302,7 @@ internal sealed class ConnectionPool : IDisposable
         }
     }
 
-    private RespConnection? Reserve(int avoid)
+    private RespClientConnection? Reserve(int avoid)
     {
         if (TryReserveAny(avoid) is { } free)
         {
@@ -341,14 +341,14 @@ internal sealed class ConnectionPool : IDisposable
     }
 
     // Round robin from a moving start, skipping the connection a retry timed out on while another is alive.
-    private RespConnection? TryReserveAny(int avoid)
+    private RespClientConnection? TryReserveAny(int avoid)
     {
         int count = _connections.Length;
         int start = (int)((uint)Interlocked.Increment(ref _next) % (uint)count);
         bool mayUseAvoided = Volatile.Read(ref _live) <= 1;
         for (int i = 0; i < count; i++)
         {
-            RespConnection connection = Volatile.Read(ref _connections[(start + i) % count]);
+            RespClientConnection connection = Volatile.Read(ref _connections[(start + i) % count]);
             if ((connection.Id != avoid || mayUseAvoided) && connection.TryReserve())
             {
                 return connection;
@@ -366,7 +366,7 @@ internal sealed class ConnectionPool : IDisposable
             long now = Stopwatch.GetTimestamp();
             for (int i = 0; i < _connections.Length; i++)
             {
-                RespConnection connection = _connections[i];
+                RespClientConnection connection = _connections[i];
                 connection.ScanTimeouts(now, _timeoutTicks);
                 if (connection.Dead && now >= _reconnectDue[i])
                 {
@@ -383,7 +383,7 @@ internal sealed class ConnectionPool : IDisposable
     /// reply: they are sent again now rather than at their timeout. A refused connect waits a doubling
     /// delay (50 ms up to 1 s) before the next try; the monitor thread alone touches the slot's timers.
     /// </summary>
-    private void Reopen(int slot, RespConnection lost, long now)
+    private void Reopen(int slot, RespClientConnection lost, long now)
     {
         lost.AbandonInFlight(now);
         Socket socket;
@@ -400,7 +400,7 @@ internal sealed class ConnectionPool : IDisposable
 
         // The old reader must have ended before the new one records into the slot's recorder (one writer).
         lost.Dispose();
-        RespConnection fresh = NewConnection(slot, socket);
+        RespClientConnection fresh = NewConnection(slot, socket);
         fresh.StartReading();
         Volatile.Write(ref _connections[slot], fresh);
         _reconnectDelay[slot] = 0;
@@ -425,7 +425,7 @@ internal sealed class ConnectionPool : IDisposable
         }
     }
 
-    private RespConnection NewConnection(int slot, Socket socket) =>
+    private RespClientConnection NewConnection(int slot, Socket socket) =>
         new(slot, socket, this, _options.Pipeline, _maxCommandBytes, _recorders[slot], _queues[slot]);
 
     private void RetryLoop()
@@ -461,7 +461,7 @@ internal sealed class ConnectionPool : IDisposable
         SlotFreed();
         // The monitor first: it may be reopening a connection into the array.
         _monitor.Join(TimeSpan.FromSeconds(5));
-        foreach (RespConnection connection in _connections)
+        foreach (RespClientConnection connection in _connections)
         {
             connection.Dispose();
         }

@@ -8,7 +8,7 @@ namespace TailDb.LoadTest.Target;
 /// <summary>
 /// The commands around a run, not in it: PING before the load, INFO for the server's GC figures,
 /// SHUTDOWN for a server the harness started. One short-lived connection each; these allocate
-/// freely, the measured path (<see cref="RespConnection"/>) does not.
+/// freely, the measured path (<see cref="RespClientConnection"/>) does not.
 /// </summary>
 public static class RespControl
 {

@@ -1,7 +1,5 @@
 using System.Diagnostics;
-using System.Numerics;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using TailDb.Server.Diagnostics;
 
 namespace TailDb.Server.Commands;
@@ -111,22 +109,6 @@ public static class CommandDispatcher
         }
     }
 
-    /// <summary>CRC32C of the key: the same keyHash the store's Get/Put/Delete events carry.</summary>
-    internal static long KeyHash(ReadOnlySpan<byte> key)
-    {
-        uint state = uint.MaxValue;
-        ref byte p = ref MemoryMarshal.GetReference(key);
-        int i = 0;
-        for (; i + 8 <= key.Length; i += 8)
-        {
-            state = BitOperations.Crc32C(state, Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref p, i)));
-        }
-
-        for (; i < key.Length; i++)
-        {
-            state = BitOperations.Crc32C(state, Unsafe.Add(ref p, i));
-        }
-
-        return ~state;
-    }
+    /// <summary>The same keyHash the store's Get/Put/Delete events carry.</summary>
+    internal static long KeyHash(ReadOnlySpan<byte> key) => TailDb.Diagnostics.KeyHash.Of(key);
 }

@@ -7,7 +7,7 @@ namespace TailDb.Server.Protocol;
 /// </summary>
 public sealed class RespRequest
 {
-    private Range[] _ranges = new Range[8];
+    private ArgumentRange[] _ranges = new ArgumentRange[8];
 
     public ReadOnlyMemory<byte> Frame { get; private set; }
 
@@ -47,8 +47,8 @@ public sealed class RespRequest
             Array.Resize(ref _ranges, _ranges.Length * 2);
         }
 
-        _ranges[Count++] = new Range(start, length);
+        _ranges[Count++] = new ArgumentRange(start, length);
     }
 
-    private readonly record struct Range(int Start, int Length);
+    private readonly record struct ArgumentRange(int Start, int Length);
 }

@@ -33,7 +33,10 @@ namespace TailDb.Caching;
 /// by the soak test: "k77 reads version 653, the model allows 654..654").
 /// </para>
 /// <para>
-/// Eviction never runs on a request. An insert that takes the cache over its capacity queues one
+/// With the store's upkeep in the background (<see cref="UpkeepMode.Background"/>, the default)
+/// eviction never runs on a request (<see cref="UpkeepMode.OnRequest"/>, the load test's
+/// --upkeep on-request, runs the pass on the request that crossed the bound instead, to show what
+/// moving it off bought). An insert that takes the cache over its capacity queues one
 /// eviction pass on the thread pool (at most one queued or running at a time; the cache is the
 /// work item, so queuing allocates nothing); the pass frees down to the low watermark. Between
 /// passes the cache may grow to a hard ceiling of capacity + capacity/8; an insert that would go

@@ -5,8 +5,7 @@ namespace TailDb.Diagnostics;
 
 /// <summary>
 /// TailDb's request and storage events. Methods named XxxStart/XxxStop get Start/Stop opcodes and
-/// a task named Xxx, so PerfView and TraceEvent pair them as activities; when
-/// The store writes through the internal overloads that carry its own activity ids (see
+/// a task named Xxx, so PerfView and TraceEvent pair them as activities. The store writes through the internal overloads that carry its own activity ids (see
 /// NewActivityId): every request's Start/Stop share an ActivityId and nested Starts (FileRead, Fsync)
 /// carry the request's id as RelatedActivityId, with or without TplEventSource keyword 0x80. The
 /// public methods are the manifest (and let test workloads emit events; their ids then come from

@@ -2,6 +2,7 @@ using Microsoft.Playwright;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Tests.Recording;
 
 namespace TailDb.Analyzer.Tests.Reports;

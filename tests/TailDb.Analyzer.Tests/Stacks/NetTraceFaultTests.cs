@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Tests.Stacks;

@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.TraceGen.Recording;
 

@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Watch;
 
 namespace TailDb.Analyzer.Tests.Watch;

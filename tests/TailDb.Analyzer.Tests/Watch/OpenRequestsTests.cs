@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Watch;
 
 namespace TailDb.Analyzer.Tests.Watch;

@@ -47,7 +47,7 @@ internal sealed unsafe class EtlBufferStream : IDisposable
 
     public void Add(EtlBufferInfo buffer) => _buffers.Add(buffer);
 
-    public EtlBytes View => new(new ReadOnlySpan<byte>(_bytes, Length), Current.Offset);
+    public EtlBytes View => new(new ReadOnlySpan<byte>(_bytes, Length), Current.Offset, Current.Compressed);
 
     public bool TryLoadNext(EtwReadCounts counts)
     {

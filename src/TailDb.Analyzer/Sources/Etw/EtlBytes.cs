@@ -11,11 +11,15 @@ internal readonly ref struct EtlBytes
     private readonly ReadOnlySpan<byte> _bytes;
 
     /// <param name="fileOffset">Where <paramref name="bytes"/>[0] sits in the .etl.</param>
-    public EtlBytes(ReadOnlySpan<byte> bytes, long fileOffset)
+    /// <param name="decompressed">The bytes are a compressed buffer's, decompressed: an error names the buffer's offset and the position within it.</param>
+    public EtlBytes(ReadOnlySpan<byte> bytes, long fileOffset, bool decompressed = false)
     {
         _bytes = bytes;
         FileOffset = fileOffset;
+        _decompressed = decompressed;
     }
+
+    private readonly bool _decompressed;
 
     public long FileOffset { get; }
 
@@ -59,7 +63,9 @@ internal readonly ref struct EtlBytes
     {
         if (!Fits(offset, length))
         {
-            throw new EtlFormatException(FileOffset + Math.Max(offset, 0), $"{what} ({length} bytes) runs past the end of its buffer ({_bytes.Length} bytes)");
+            throw _decompressed
+                ? new EtlFormatException(FileOffset, $"{what} ({length} bytes) at byte {offset} of this compressed buffer, decompressed, runs past its end ({_bytes.Length} bytes)")
+                : new EtlFormatException(FileOffset + Math.Max(offset, 0), $"{what} ({length} bytes) runs past the end of its buffer ({_bytes.Length} bytes)");
         }
     }
 }

@@ -1,10 +1,11 @@
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Recording;
 
-namespace TailDb.Analyzer.Tests.Comparison;
+namespace TailDb.Analyzer.Tests.Reports;
 
 /// <summary>The public pipeline the load test's --report calls: each mode's slowest page, and one page comparing them that links each.</summary>
 [Collection(WorkloadTracesGroup.Name)]

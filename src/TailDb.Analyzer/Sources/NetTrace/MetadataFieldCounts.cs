@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace TailDb.Analyzer.Traces;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>
 /// Checks the field counts of one MetadataBlock record (NetTraceFormat_v5: id, provider, event id,

@@ -17,7 +17,7 @@ internal readonly record struct TargetRequest(long Arrival, int Key, OperationTy
 /// thread of its own receives, matches each reply to the oldest request and records its latency
 /// into this connection's recorder, so recording needs no synchronization and nothing allocates.
 /// </summary>
-internal sealed class RespConnection : IDisposable
+internal sealed class RespClientConnection : IDisposable
 {
     private const int Pending = 0;
     private const int Answered = 1;
@@ -40,7 +40,7 @@ internal sealed class RespConnection : IDisposable
     private int _lost;
     private volatile bool _dead;
 
-    public RespConnection(int id, Socket socket, ConnectionPool pool, int pipeline, int maxCommandBytes, ThreadRecorder recorder, LongHistogram queue)
+    public RespClientConnection(int id, Socket socket, ConnectionPool pool, int pipeline, int maxCommandBytes, ThreadRecorder recorder, LongHistogram queue)
     {
         Id = id;
         Recorder = recorder;

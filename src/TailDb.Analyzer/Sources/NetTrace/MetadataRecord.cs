@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 
-namespace TailDb.Analyzer.Watch;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>
 /// The head of one MetadataBlock event's payload: the metadata id later events name, the provider,

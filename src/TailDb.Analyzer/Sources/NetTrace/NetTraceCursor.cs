@@ -1,21 +1,22 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
-namespace TailDb.Analyzer.Stacks;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>
-/// Bounds-checked little-endian reads over one block of a .nettrace file. Every read that would
-/// leave the block throws <see cref="TraceFormatException"/> naming the file offset, so a corrupt
-/// size field ends the read with one clear line instead of an IndexOutOfRange or a wild skip.
+/// Bounds-checked little-endian reads over one block (or record) of a .nettrace stream
+/// (NetTraceFormat.md). Every read that would leave the block throws <see cref="TraceFormatException"/>
+/// naming the stream offset, so a corrupt size field ends the read with one clear line instead of
+/// an IndexOutOfRange or a wild skip.
 /// </summary>
-internal ref struct BlockCursor
+internal ref struct NetTraceCursor
 {
     private readonly ReadOnlySpan<byte> _data;
     private readonly long _fileOffset;
     private readonly string _what;
     private int _position;
 
-    public BlockCursor(ReadOnlySpan<byte> data, long fileOffset, string what)
+    public NetTraceCursor(ReadOnlySpan<byte> data, long fileOffset, string what)
     {
         _data = data;
         _fileOffset = fileOffset;
@@ -142,8 +143,7 @@ internal ref struct BlockCursor
         throw Corrupt("a UTF-16 string has no terminator");
     }
 
-    public readonly TraceFormatException Corrupt(string problem) =>
-        new(TraceFormatProblem.Corrupt, $"corrupt {_what} at byte {FileOffset}: {problem}");
+    public readonly TraceFormatException Corrupt(string problem) => TraceFormatException.Corrupt(_what, FileOffset, problem);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private readonly void Need(int count)

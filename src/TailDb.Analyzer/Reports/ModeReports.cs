@@ -1,10 +1,10 @@
 using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Pictures;
-using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Stacks;
 
-namespace TailDb.Analyzer.Comparison;
+namespace TailDb.Analyzer.Reports;
 
 /// <summary>One traced run to report on: its label (a GC mode's name) and its trace, or null when the run left none.</summary>
 public sealed record ModeTrace(string Label, string? TracePath);

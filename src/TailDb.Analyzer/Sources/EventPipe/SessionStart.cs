@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
 
-namespace TailDb.Analyzer.Commands;
+namespace TailDb.Analyzer.Sources.EventPipe;
 
 /// <summary>
 /// How `record` and `watch` start their EventPipe session, and the one line each failure becomes:

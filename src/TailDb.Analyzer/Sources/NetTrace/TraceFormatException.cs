@@ -1,4 +1,4 @@
-namespace TailDb.Analyzer.Stacks;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>What is wrong with a trace file, so callers decide by kind, never by message text.</summary>
 public enum TraceFormatProblem
@@ -47,4 +47,12 @@ public sealed class TraceFormatException : Exception
     }
 
     public TraceFormatProblem Problem { get; } = TraceFormatProblem.Corrupt;
+
+    /// <summary>The one shape of a damaged-stream error: what was being read, the stream offset where it broke, why.</summary>
+    internal static TraceFormatException Corrupt(string what, long streamOffset, string problem) =>
+        new(TraceFormatProblem.Corrupt, $"corrupt {what} at byte {streamOffset}: {problem}");
+
+    /// <summary>The stream ended inside <paramref name="what"/>, at <paramref name="length"/> bytes.</summary>
+    internal static TraceFormatException Truncated(string what, long length) =>
+        new(TraceFormatProblem.Truncated, $"the trace is truncated: it ends inside {what} at byte {length} (the recording was cut short)");
 }

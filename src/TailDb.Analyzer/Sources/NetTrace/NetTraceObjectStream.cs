@@ -1,24 +1,16 @@
 using System.Buffers.Binary;
 using System.Text;
 
-namespace TailDb.Analyzer.Stacks;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>
-/// The FastSerialization framing of a V4/V5 .nettrace file (NetTraceFormat_v5.md): the
+/// The FastSerialization framing of a V4/V5 .nettrace file, read from the file (NetTraceFormat.md): the
 /// "Nettrace" magic and stream header, then objects (BeginPrivateObject, a type object with a
 /// name and version, the payload, EndObject) until a NullReference tag. Hands out each block's
 /// payload as one span from a reused buffer, so memory stays bounded by the largest block.
 /// </summary>
 internal sealed class NetTraceObjectStream : IDisposable
 {
-    private const byte NullReferenceTag = 1;
-    private const byte BeginPrivateObjectTag = 5;
-    private const byte EndObjectTag = 6;
-    private const string StreamHeader = "!FastSerialization.1";
-
-    // Far above anything the runtime writes (its blocks are ~100 KB); a larger size is corruption.
-    private const int MaxBlockBytes = 256 << 20;
-
     private readonly FileStream _file;
     private readonly long _length;
     private readonly byte[] _small = new byte[64];
@@ -56,7 +48,7 @@ internal sealed class NetTraceObjectStream : IDisposable
         }
 
         var headerLength = BinaryPrimitives.ReadInt32LittleEndian(ReadSmall(4, "the stream header"));
-        if (headerLength != StreamHeader.Length)
+        if (headerLength != NetTraceFormat.StreamHeader.Length)
         {
             // V6 replaced the FastSerialization header with a major/minor version pair.
             throw headerLength is >= 6 and < 100
@@ -64,7 +56,7 @@ internal sealed class NetTraceObjectStream : IDisposable
                 : new TraceFormatException(TraceFormatProblem.Corrupt, "corrupt stream header (expected '!FastSerialization.1')");
         }
 
-        if (!ReadSmall(StreamHeader.Length, "the stream header").SequenceEqual(Encoding.ASCII.GetBytes(StreamHeader)))
+        if (!ReadSmall(NetTraceFormat.StreamHeader.Length, "the stream header").SequenceEqual(Encoding.ASCII.GetBytes(NetTraceFormat.StreamHeader)))
         {
             throw new TraceFormatException(TraceFormatProblem.Corrupt, "corrupt stream header (expected '!FastSerialization.1')");
         }
@@ -82,34 +74,33 @@ internal sealed class NetTraceObjectStream : IDisposable
         }
 
         _position++;
-        if (tag == NullReferenceTag)
+        if (tag == NetTraceFormat.NullReferenceTag)
         {
             EndedWithMarker = true;
             return false;
         }
 
-        Expect((byte)tag, BeginPrivateObjectTag, "an object");
-        Expect(ReadTag("an object's type"), BeginPrivateObjectTag, "an object's type");
-        Expect(ReadTag("an object's type"), NullReferenceTag, "an object's type");
+        Expect((byte)tag, NetTraceFormat.BeginPrivateObjectTag, "an object");
+        Expect(ReadTag("an object's type"), NetTraceFormat.BeginPrivateObjectTag, "an object's type");
+        Expect(ReadTag("an object's type"), NetTraceFormat.NullReferenceTag, "an object's type");
         var header = ReadSmall(12, "an object's type");
         version = BinaryPrimitives.ReadInt32LittleEndian(header);
         var nameLength = BinaryPrimitives.ReadInt32LittleEndian(header[8..]);
-        if (nameLength is <= 0 or > 32)
+        if (nameLength is <= 0 or > NetTraceFormat.MaxTypeNameBytes)
         {
-            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt object type at byte {_position - 4}: a name of {nameLength} bytes");
+            throw TraceFormatException.Corrupt("object type", _position - 4, $"a name of {nameLength} bytes");
         }
 
         typeName = Encoding.ASCII.GetString(ReadSmall(nameLength, "an object's type"));
-        Expect(ReadTag("an object's type"), EndObjectTag, "an object's type");
+        Expect(ReadTag("an object's type"), NetTraceFormat.EndObjectTag, "an object's type");
         return true;
     }
 
     /// <summary>The Trace object's fields (fixed size, no block size), through its EndObject tag.</summary>
     public ReadOnlySpan<byte> ReadTraceObjectFields()
     {
-        const int fieldBytes = (8 * 2) + 8 + 8 + 4 + 4 + 4 + 4;
-        var fields = ReadExactly(fieldBytes, "the Trace object");
-        Expect(ReadTag("the Trace object"), EndObjectTag, "the Trace object");
+        var fields = ReadExactly(NetTraceFormat.TraceFieldBytes, "the Trace object");
+        Expect(ReadTag("the Trace object"), NetTraceFormat.EndObjectTag, "the Trace object");
         return fields;
     }
 
@@ -117,12 +108,12 @@ internal sealed class NetTraceObjectStream : IDisposable
     public ReadOnlySpan<byte> ReadBlock(string typeName, out long payloadOffset)
     {
         var size = BinaryPrimitives.ReadInt32LittleEndian(ReadSmall(4, typeName));
-        if (size < 0 || size > MaxBlockBytes)
+        if (size < 0 || size > NetTraceFormat.MaxBlockBytes)
         {
-            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt {typeName} at byte {_position - 4}: a block of {size} bytes");
+            throw TraceFormatException.Corrupt(typeName, _position - 4, $"a block of {size} bytes");
         }
 
-        var pad = (int)((4 - (_position & 3)) & 3);
+        var pad = NetTraceFormat.PadTo4(_position);
         ReadSmall(pad, typeName);
         payloadOffset = _position;
         if (size > _length - _position)
@@ -131,7 +122,7 @@ internal sealed class NetTraceObjectStream : IDisposable
         }
 
         var payload = ReadExactly(size, typeName);
-        Expect(ReadTag(typeName), EndObjectTag, typeName);
+        Expect(ReadTag(typeName), NetTraceFormat.EndObjectTag, typeName);
         return payload;
     }
 
@@ -139,19 +130,19 @@ internal sealed class NetTraceObjectStream : IDisposable
     public void SkipBlock(string typeName)
     {
         var size = BinaryPrimitives.ReadInt32LittleEndian(ReadSmall(4, typeName));
-        if (size < 0 || size > MaxBlockBytes)
+        if (size < 0 || size > NetTraceFormat.MaxBlockBytes)
         {
-            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt {typeName} at byte {_position - 4}: a block of {size} bytes");
+            throw TraceFormatException.Corrupt(typeName, _position - 4, $"a block of {size} bytes");
         }
 
-        var pad = (int)((4 - (_position & 3)) & 3);
+        var pad = NetTraceFormat.PadTo4(_position);
         if (pad + (long)size > _length - _position)
         {
             throw Truncated(typeName);
         }
 
         _position = _file.Seek(pad + (long)size, SeekOrigin.Current);
-        Expect(ReadTag(typeName), EndObjectTag, typeName);
+        Expect(ReadTag(typeName), NetTraceFormat.EndObjectTag, typeName);
     }
 
     public void Dispose() => _file.Dispose();
@@ -191,10 +182,9 @@ internal sealed class NetTraceObjectStream : IDisposable
     {
         if (actual != expected)
         {
-            throw new TraceFormatException(TraceFormatProblem.Corrupt, $"corrupt {what} at byte {_position - 1}: tag {actual} where {expected} belongs");
+            throw TraceFormatException.Corrupt(what, _position - 1, $"tag {actual} where {expected} belongs");
         }
     }
 
-    private TraceFormatException Truncated(string what) =>
-        new(TraceFormatProblem.Truncated, $"the trace is truncated: it ends inside {what} at byte {_length} (the recording was cut short)");
+    private TraceFormatException Truncated(string what) => TraceFormatException.Truncated(what, _length);
 }

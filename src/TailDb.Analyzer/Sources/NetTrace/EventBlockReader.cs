@@ -1,14 +1,15 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
-namespace TailDb.Analyzer.Watch;
+namespace TailDb.Analyzer.Sources.NetTrace;
 
 /// <summary>
 /// Walks the events of one EventBlock or MetadataBlock payload (compressed or uncompressed headers,
-/// NetTraceFormat_v5.md) on the session's reader thread, once per block: a span and an offset, the
-/// header fields decoded in place, the payload only sliced when asked for. It reads other processes'
-/// streams, so every field is bounds-checked; a block that breaks the format ends the walk with
-/// <see cref="Corrupt"/> set (a status, not an exception: the watch drops that block and goes on).
+/// NetTraceFormat.md): a span and an offset, the header fields decoded in place, the payload only
+/// sliced when asked for. The one event-header decoder: the watch's ring, the stack reader and the
+/// framing check all walk blocks with it. Every field is bounds-checked; a block that breaks the
+/// format ends the walk with <see cref="Corrupt"/> set and <see cref="Error"/> naming the stream
+/// offset (a status on the hot path: the watch drops that block and goes on, a file reader throws it).
 /// </summary>
 internal ref struct EventBlockReader
 {
@@ -23,6 +24,7 @@ internal ref struct EventBlockReader
     private const byte DataLengthFlag = 128;
 
     private readonly ReadOnlySpan<byte> _data;
+    private readonly long _streamOffset;
     private readonly bool _compressed;
     private int _position;
     private int _payloadStart;
@@ -31,13 +33,16 @@ internal ref struct EventBlockReader
     private int _activityAt = -1;
     private int _relatedActivityAt = -1;
 
-    public EventBlockReader(ReadOnlySpan<byte> payload)
+    /// <param name="streamOffset">Where the payload starts in its stream, for <see cref="Error"/>.</param>
+    public EventBlockReader(ReadOnlySpan<byte> payload, long streamOffset = 0)
     {
         _data = payload;
+        _streamOffset = streamOffset;
         var headerSize = payload.Length >= 4 ? BinaryPrimitives.ReadInt16LittleEndian(payload) : 0;
         if (headerSize < 4 || headerSize > payload.Length)
         {
             Corrupt = true;
+            _problemAt = 0;
             _position = payload.Length;
             return;
         }
@@ -48,6 +53,13 @@ internal ref struct EventBlockReader
 
     /// <summary>The block broke the format (a field past its end, an overlong varint, a negative size); the walk stopped there.</summary>
     public bool Corrupt { get; private set; }
+
+    // Where, in the block, the header (or event) that broke the format began.
+    private int _problemAt;
+
+    /// <summary>After <see cref="Corrupt"/>: the error a file reader throws, naming the stream offset of the broken event.</summary>
+    public readonly TraceFormatException Error(string what) => TraceFormatException.Corrupt(
+        what, _streamOffset + _problemAt, _problemAt == 0 ? "a block header that does not fit the block" : "an event header or payload runs past the end of the block");
 
     public int MetadataId { get; private set; }
 
@@ -84,6 +96,9 @@ internal ref struct EventBlockReader
 
     public readonly ReadOnlySpan<byte> Payload => _data.Slice(_payloadStart, PayloadSize);
 
+    /// <summary>Where this event's payload starts in the block.</summary>
+    public readonly int PayloadOffset => _payloadStart;
+
     public bool MoveNext()
     {
         if (_position >= _data.Length)
@@ -91,12 +106,14 @@ internal ref struct EventBlockReader
             return false;
         }
 
+        var at = _position;
         if (_compressed ? ReadCompressed() : ReadUncompressed())
         {
             return true;
         }
 
         Corrupt = true;
+        _problemAt = at;
         _position = _data.Length;
         return false;
     }
