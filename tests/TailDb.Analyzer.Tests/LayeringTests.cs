@@ -14,7 +14,7 @@ public sealed partial class LayeringTests
     /// <summary>Lowest first. A new folder must be placed here (the test names it until it is).</summary>
     private static readonly string[] s_folders =
     [
-        "Intervals", "Sources", "Traces", "Stacks", "Computers", "Causes", "Attribution",
+        "Intervals", "Scheduling", "Sources", "Traces", "Stacks", "Computers", "Causes", "Attribution",
         "Buckets", "Pictures", "Export", "Comparison", "Reports", "Findings", "Watch", "Commands",
     ];
 

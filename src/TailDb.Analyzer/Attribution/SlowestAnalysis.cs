@@ -2,7 +2,6 @@ using System.Globalization;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources.NetTrace;
-using TailDb.Analyzer.Sources.Perf;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Sources.Etw;
 using TailDb.Analyzer.Traces;

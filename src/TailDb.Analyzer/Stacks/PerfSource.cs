@@ -1,10 +1,10 @@
 using Microsoft.Diagnostics.Tracing.StackSources;
 using TailDb.Analyzer.Scheduling;
-using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Sources.Perf;
 using TailDb.Analyzer.Traces;
 using TailDb.Tracing.Sampling;
 
-namespace TailDb.Analyzer.Sources.Perf;
+namespace TailDb.Analyzer.Stacks;
 
 /// <summary>
 /// What <c>perf</c> recorded beside a trace (<see cref="PerfFile"/>), on the trace's clock: the
