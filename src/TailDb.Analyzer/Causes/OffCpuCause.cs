@@ -6,7 +6,9 @@ namespace TailDb.Analyzer.Causes;
 /// <summary>
 /// The request's thread was off the CPU and not runnable: asleep (a wait, a lock, a timer, a
 /// socket), grouped by who woke it, or held by the kernel in disk I/O. Less every GC pause and
-/// runtime suspension: a thread asleep in one was stopped by it, and that time is the pause's line.
+/// runtime suspension (a thread asleep in one was stopped by it: the pause's line) and less the
+/// thread's own lock waits (ContentionStart/Stop: the contention line), so what is left is sleep no
+/// runtime event explains.
 /// </summary>
 internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Start, double Stop)>> windowsByThread)
     : ThreadWindowsCause(name, windowsByThread)
@@ -22,7 +24,9 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
         }
 
         var stopped = inputs.StoppedWindows;
+        var locksByThread = ThreadWindowsCause.ByThread(inputs.Set.Contention.Windows).ToDictionary(t => t.Key, t => t.Value.Order().ToArray());
         var ignored = new List<(double, double)>();
+        var outsideStops = new List<(double, double)>();
         var groups = new Dictionary<string, (double Total, Dictionary<int, List<(double, double)>> Windows)>(StringComparer.Ordinal);
         foreach (var thread in scheduler.Threads)
         {
@@ -43,7 +47,14 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
 
                 var windows = Windows.Group(group.Windows, thread);
                 var before = windows.Count;
-                Windows.SplitAround(stopped, span.StartMSec, span.StopMSec, windows, ignored);
+                outsideStops.Clear();
+                Windows.SplitAround(stopped, span.StartMSec, span.StopMSec, outsideStops, ignored);
+                var locks = locksByThread.GetValueOrDefault(thread) ?? [];
+                foreach (var (start, stop) in outsideStops)
+                {
+                    Windows.SplitAround(locks, start, stop, windows, ignored);
+                }
+
                 for (var i = before; i < windows.Count; i++)
                 {
                     group.Total += windows[i].Item2 - windows[i].Item1;

@@ -127,7 +127,7 @@ internal sealed class SampleComputer
         SampleCategory.ThreadPool => "thread pool",
         SampleCategory.Framework => "framework code",
         SampleCategory.Tracing => "event tracing (EventSource / EventPipe)",
-        SampleCategory.PageFault => "page faults (the kernel zeroing or reading in pages)",
+        SampleCategory.PageFault => "page faults (the kernel faulting in, zeroing or unmapping pages)",
         SampleCategory.Runtime => "the runtime's native code (libcoreclr: allocation, GC work, stubs)",
         SampleCategory.Kernel => "kernel (system calls, interrupts)",
         _ => "unresolved / native",
@@ -172,6 +172,11 @@ internal sealed class SampleComputer
             if (raw.StartsWith("libcoreclr.so", StringComparison.Ordinal))
             {
                 return (SampleCategory.Runtime, leaf);
+            }
+
+            if (Sources.Perf.PerfFrames.IsNative(raw))
+            {
+                continue;
             }
 
             var frame = Strip(raw);

@@ -43,8 +43,20 @@ internal static class PerfFrames
         return $"{module}!{symbol}";
     }
 
-    /// <summary>Kernel functions a thread is in while the kernel services a page fault (zeroing or reading in a page).</summary>
+    /// <summary>
+    /// Kernel functions a thread is in while the kernel faults pages in (zeroing or reading them) or
+    /// takes them back (munmap, madvise): the cost of touching fresh memory and returning it.
+    /// </summary>
     public static bool IsPageFault(string frame) =>
         frame.StartsWith("kernel!", StringComparison.Ordinal)
-        && (frame.Contains("page_fault", StringComparison.Ordinal) || frame.EndsWith("!handle_mm_fault", StringComparison.Ordinal) || frame.EndsWith("!do_user_addr_fault", StringComparison.Ordinal));
+        && (frame.Contains("page_fault", StringComparison.Ordinal) || frame.EndsWith("!handle_mm_fault", StringComparison.Ordinal)
+            || frame.EndsWith("!do_user_addr_fault", StringComparison.Ordinal) || frame.Contains("munmap", StringComparison.Ordinal)
+            || frame.Contains("madvise", StringComparison.Ordinal));
+
+    /// <summary>A frame of a native module ("libc.so.6!memset", "libfoo.so+0x12"): it says where, not whose; deeper frames decide.</summary>
+    public static bool IsNative(string frame)
+    {
+        var end = frame.IndexOfAny(['!', '+']);
+        return end > 0 && frame.AsSpan(0, end).Contains(".so", StringComparison.Ordinal);
+    }
 }
