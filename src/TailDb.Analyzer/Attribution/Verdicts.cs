@@ -107,7 +107,8 @@ internal static class Verdicts
     /// </summary>
     private static string Lead(VerdictSection verdict)
     {
-        if (verdict.CpuWaitShare >= 0.25)
+        // Only when waiting for a CPU is as large as the top cause: a GC pause that a thread also waited out runnable is still the GC's tail.
+        if (verdict.CpuWaitShare >= 0.25 && verdict.CpuWaitShare >= verdict.SlowShare)
         {
             return $"The machine made this tail: the requests' threads were runnable but had no CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time. " +
                 "Use fewer load threads than cores, a quieter machine, or pin the load away from other work with taskset. ";
