@@ -9,7 +9,7 @@ public interface IScenario
     /// <summary>The name `scenario NAME` takes.</summary>
     string Name { get; }
 
-    /// <summary>The seed (../shared/seeds/NNN_*) the story comes from, as its three digits.</summary>
+    /// <summary>The seed story (docs/scenarios.md names each) this one reruns, as its three digits.</summary>
     string Seed { get; }
 
     /// <summary>Before → after, in a few words.</summary>
