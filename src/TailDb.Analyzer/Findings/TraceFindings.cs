@@ -25,9 +25,18 @@ public sealed record TraceFinding(
     string Verdict, string? VerdictCause, CauseKind? VerdictKind, double VerdictShare,
     IReadOnlyList<CauseFinding> Causes, IReadOnlyList<PayloadFinding> Payload)
 {
+    /// <summary>Each nested activity (PoolWait, Attempt, Retry, FileRead, ...) counted per request, slow set and rest.</summary>
+    public IReadOnlyList<NestedCountFinding> NestedCounts { get; init; } = [];
+
     /// <summary>Share of the slow set's time inside GC pauses (every generation together).</summary>
     public double GcShare => Causes.Where(c => c.Kind == CauseKind.GcPause && c.InMilliseconds).Sum(c => c.SlowShare);
 }
+
+/// <summary>Requests in scope with <paramref name="Count"/> of an activity nested in them, and how many of those were in the slow set.</summary>
+public sealed record NestedCountBucketFinding(int Count, long Requests, long SlowRequests);
+
+/// <summary>A nested activity counted per request (a client's Retry: its retries per request), the slow set against the rest.</summary>
+public sealed record NestedCountFinding(string Activity, double SlowPerRequest, double RestPerRequest, int SlowMax, IReadOnlyList<NestedCountBucketFinding> Table);
 
 /// <summary>One bucket scheme's estimate of one percentile and its error against the exact value.</summary>
 public sealed record BucketFinding(double Percentile, double ExactMs, string Scheme, int Buckets, double EstimateMs, double ErrorPercent);
@@ -45,9 +54,12 @@ public static class TraceFindings
         ArgumentException.ThrowIfNullOrWhiteSpace(tracePath);
         problem = null;
         SlowestReport report;
+        List<NestedCountRow> counts = [];
         try
         {
-            report = SlowestAnalysis.Run(new SlowestSettings(Path.GetFullPath(tracePath), RequestSelection.Default), StackReaders.Create(StackReaderKind.NetTrace));
+            report = SlowestAnalysis.Run(
+                new SlowestSettings(Path.GetFullPath(tracePath), RequestSelection.Default), StackReaders.Create(StackReaderKind.NetTrace),
+                (set, _, scope, threshold) => counts = NestedCounts.Build(set, scope, threshold));
         }
         catch (AnalyzerException e)
         {
@@ -61,7 +73,11 @@ public static class TraceFindings
         var verdict = report.VerdictDetail;
         return new TraceFinding(
             report.Trace.File, requests.Name, report.Population.Requests, requests.P50Ms, requests.P99Ms, requests.P999Ms, report.Population.ThresholdMs,
-            report.Verdict, verdict?.Cause, verdict?.Kind, verdict?.SlowShare ?? 0, causes, payload);
+            report.Verdict, verdict?.Cause, verdict?.Kind, verdict?.SlowShare ?? 0, causes, payload)
+        {
+            NestedCounts = [.. counts.Select(c => new NestedCountFinding(c.Activity, c.SlowPerRequest, c.RestPerRequest, c.SlowMax,
+                [.. c.Table.Select(b => new NestedCountBucketFinding(b.Count, b.Requests, b.SlowRequests))]))],
+        };
     }
 
     /// <summary>`buckets TRACE`: every percentile and scheme, exact beside estimate; null with

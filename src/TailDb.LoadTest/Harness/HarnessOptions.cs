@@ -37,6 +37,9 @@ public sealed record HarnessOptions
     /// <summary>What each mode's run drives (--target); several give one row per mode and target.</summary>
     public IReadOnlyList<TargetAddress> Targets { get; init; } = [TargetAddress.InProcess];
 
+    /// <summary>--target taildb-server: the server's own --inject (reads that stall on purpose); null: none.</summary>
+    public Target.ServerReadStall? ServerReadStall { get; init; }
+
     /// <summary>The connection pool for networked targets.</summary>
     public ClientOptions Client { get; init; } = new();
 

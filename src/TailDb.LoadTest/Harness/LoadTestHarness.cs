@@ -234,7 +234,7 @@ public sealed class LoadTestHarness
     {
         _progress?.Show($"{mode.Name}: starting the TailDb server");
         await using DiagnosticPortListener? port = tracePath is null ? null : DiagnosticPortListener.Open();
-        using TailDbServerProcess server = TailDbServerProcess.Start(mode, _options.Workload, scratch, port);
+        using TailDbServerProcess server = TailDbServerProcess.Start(mode, _options.Workload, scratch, port, _options.ServerReadStall);
         EventPipeRecorder? recorder = null;
         try
         {

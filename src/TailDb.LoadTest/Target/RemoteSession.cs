@@ -52,7 +52,10 @@ public sealed class RemoteSession
             runner.Bulk(OperationType.Write, cancellationToken);
             ThrowOnErrors(pool, "filling the server");
             runner.Bulk(OperationType.Read, cancellationToken);
-            ThrowOnErrors(pool, "reading every key once");
+            // These reads only warm the server: one the client gave up on (a server stalling reads on
+            // purpose, against a --timeout-ms below the stall) is not a broken target. Error replies
+            // are; the measured phase counts its own give-ups.
+            ThrowOnErrors(pool, "reading every key once", failuresAllowed: true);
         }
 
         phaseStart = Ended(phases, Tracing.Phase.Fill, phaseStart);
@@ -128,14 +131,14 @@ public sealed class RemoteSession
         };
     }
 
-    private void ThrowOnErrors(ConnectionPool pool, string what)
+    private void ThrowOnErrors(ConnectionPool pool, string what, bool failuresAllowed = false)
     {
         if (pool.Counts.ErrorReplies > 0 || pool.FirstError is not null)
         {
             throw new LoadTestException(ExitCode.TargetFailed, $"{what}: {pool.FirstError}");
         }
 
-        if (pool.Counts.Failures > 0)
+        if (pool.Counts.Failures > 0 && !failuresAllowed)
         {
             throw new LoadTestException(ExitCode.TargetFailed, $"{what}: {pool.Counts.Failures} requests got no reply after {_spec.Client.Retries} retries");
         }

@@ -44,7 +44,8 @@ public sealed partial class TailDbServerProcess : IDisposable
     /// Starts the server; with <paramref name="port"/> it waits, suspended, for a trace session
     /// (the caller starts it, which resumes the runtime).
     /// </summary>
-    public static TailDbServerProcess Start(GcMode mode, WorkloadOptions workload, string directory, DiagnosticPortListener? port)
+    /// <param name="readStall">The server's --inject read-stall, if any.</param>
+    public static TailDbServerProcess Start(GcMode mode, WorkloadOptions workload, string directory, DiagnosticPortListener? port, ServerReadStall? readStall = null)
     {
         ArgumentNullException.ThrowIfNull(mode);
         ArgumentNullException.ThrowIfNull(workload);
@@ -69,6 +70,12 @@ public sealed partial class TailDbServerProcess : IDisposable
         })
         {
             start.ArgumentList.Add(argument);
+        }
+
+        if (readStall is not null)
+        {
+            start.ArgumentList.Add("--inject");
+            start.ArgumentList.Add(readStall.Spelled);
         }
 
         Process process = Process.Start(start) ?? throw new LoadTestException(ExitCode.ServerFailed, $"mode '{mode.Name}': could not start {dll}");

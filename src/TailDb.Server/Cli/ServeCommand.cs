@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Net;
 using System.Runtime.InteropServices;
 using TailDb.Server.Hosting;
+using TailDb.Server.Injections;
 
 namespace TailDb.Server.Cli;
 
@@ -28,6 +29,23 @@ public static class ServeCommand
     internal static readonly Option<CacheWrites> CacheWritesOption = new("--cache-writes") { Description = "Invalidate (a write drops the key's cached value; the next read fills it), Update (a write of the same length overwrites the cached value in place, else drops it) or Through (a write caches a new copy of its value)", DefaultValueFactory = _ => Defaults.CacheWrites };
     internal static readonly Option<SocketCompletions> SocketCompletionsOption = new("--socket-completions") { Description = "Inline (a connection's reads and commands run on the epoll thread) or ThreadPool (each socket completion is queued to the thread pool)", DefaultValueFactory = _ => SocketCompletions.Inline };
     internal static readonly Option<int> SocketThreadsOption = new("--socket-threads") { Description = "Epoll threads that watch the sockets (with inline completions they also run the commands); 0: the runtime's choice, one per core; default: half the cores", DefaultValueFactory = _ => Defaults.SocketThreads };
+    internal static readonly Option<ReadStall?> InjectOption = new("--inject")
+    {
+        Description = $"Stall reads on purpose, to study a client's timeouts against them (off by default): {ReadStall.Usage} makes every GET that runs inside a 40 ms window, opening every 2 s, wait until the window closes",
+        CustomParser = result =>
+        {
+            string text = result.Tokens.Count == 1 ? result.Tokens[0].Value : "";
+            ReadStall? stall = ReadStall.Parse(text, out string? problem);
+            if (problem is not null)
+            {
+                result.AddError(problem);
+            }
+
+            return stall;
+        },
+        HelpName = "read-stall:every=2s,ms=40",
+    };
+
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -37,6 +55,7 @@ public static class ServeCommand
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
             MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, SocketThreadsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
+            InjectOption,
         })
         {
             root.Options.Add(option);
@@ -90,6 +109,7 @@ public static class ServeCommand
             CacheWrites = parseResult.GetValue(CacheWritesOption),
             ExitWithStdin = parseResult.GetValue(ExitWithStdinOption),
             SocketThreads = parseResult.GetValue(SocketThreadsOption),
+            ReadStall = parseResult.GetValue(InjectOption),
         };
     }
 
@@ -102,6 +122,11 @@ public static class ServeCommand
         if (options.ExitWithStdin)
         {
             StopWhenStdinCloses(server);
+        }
+
+        if (options.ReadStall is { } stall)
+        {
+            Console.WriteLine($"injecting {stall.Spelled}: GETs inside each window wait until it closes");
         }
 
         // Tests and scripts wait for this line.

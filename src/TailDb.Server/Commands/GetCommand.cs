@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using TailDb.Server.Protocol;
 
 namespace TailDb.Server.Commands;
@@ -11,12 +12,26 @@ public static class GetCommand
         {
             c.WrongArity(CommandKind.Get);
         }
+        else if (c.Server.Options.ReadStall is { } stall && stall.WaitAt(Stopwatch.GetTimestamp()) is { Ticks: > 0 } wait)
+        {
+            return StalledAsync(c, wait);
+        }
         else if (c.CheckKey(c.Request.Span(1)))
         {
             WriteValue(c, c.Request.Span(1));
         }
 
         return default;
+    }
+
+    /// <summary>--inject read-stall: the GET waits out the stall window without holding a thread; the connection's request bytes stay put until it returns.</summary>
+    private static async ValueTask StalledAsync(CommandContext c, TimeSpan wait)
+    {
+        await Task.Delay(wait).ConfigureAwait(false);
+        if (c.CheckKey(c.Request.Span(1)))
+        {
+            WriteValue(c, c.Request.Span(1));
+        }
     }
 
     /// <summary>The bulk reply of one key's value, `$-1` if absent, an error if its record is corrupt or the device fails the read (GET and MGET).</summary>

@@ -58,6 +58,9 @@ public sealed record ServerOptions
     /// </summary>
     public int SocketThreads { get; init; } = Math.Max(1, Environment.ProcessorCount / 2);
 
+    /// <summary>--inject read-stall:every=…,ms=…: GETs stall on purpose in periodic windows; null (the default): never.</summary>
+    public Injections.ReadStall? ReadStall { get; init; }
+
     /// <summary>Stop when standard input closes (a parent that started the server died).</summary>
     public bool ExitWithStdin { get; init; }
 

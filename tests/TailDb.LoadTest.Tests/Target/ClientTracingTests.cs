@@ -6,7 +6,10 @@ using Microsoft.Diagnostics.Tracing.Etlx;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.LoadTest.Harness;
+using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Tests.Harness;
+using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Sampling;
 using C = TailDb.Tracing.LoadTestEventContract;
 
 namespace TailDb.LoadTest.Tests.Target;
@@ -87,5 +90,39 @@ public sealed class ClientTracingTests : IDisposable
         SlowestReport report = SlowestAnalysis.Run(new SlowestSettings(client, RequestSelection.Default), stackReader: null);
         Assert.Equal(C.Activities.Request, report.Population.Activities.OrderByDescending(a => a.Count).First().Name);
         Assert.Contains(report.Causes, c => c.Cause.StartsWith(C.Activities.PoolWait, StringComparison.Ordinal) && c.SlowShare > 0);
+    }
+
+    [Fact]
+    public async Task Each_retry_is_an_activity_nested_in_its_request_after_the_attempt_that_timed_out()
+    {
+        // GETs stall 30 ms every 300 ms; a 5 ms timeout sends each stalled read again, into the same stall.
+        string trace = Path.Combine(_scratch.FullName, "retries.nettrace");
+        var options = new HarnessOptions
+        {
+            Gc = "workstation",
+            Targets = [TargetAddress.TailDbServer],
+            TracePath = trace,
+            Sampler = SamplerKind.Off,
+            ServerReadStall = new ServerReadStall(300, 30),
+            Client = new ClientOptions { Connections = 4, Pipeline = 64, TimeoutMilliseconds = 5, Retries = 5 },
+            Workload = new WorkloadOptions { DurationSeconds = 1, WarmupSeconds = 0.5, Keys = 2000, Rate = 2000 },
+        };
+        using var log = new StringWriter();
+        ExitCode exit = await new LoadTestHarness(options, log, log, showProgress: false).RunAsync(CancellationToken.None);
+        Assert.True(exit == ExitCode.Success, $"exit {exit}\n{log}");
+
+        List<StartStopActivity> activities = PerfViewActivities(HarnessOptions.ClientTracePathFor(trace), _scratch);
+        var retries = activities.Where(a => a.TaskName == C.Activities.Retry).ToList();
+        Assert.NotEmpty(retries);
+        Assert.All(retries, AssertNestedInItsRequest);
+        var attemptsByRequest = activities.Where(a => a.TaskName == C.Activities.Attempt).ToLookup(a => a.Creator!.Index);
+        foreach (var retried in retries.GroupBy(r => r.Creator!.Index))
+        {
+            // One first send per request, given up before its first retry began.
+            StartStopActivity attempt = Assert.Single(attemptsByRequest[retried.Key]);
+            double firstRetry = retried.Min(r => r.StartTimeRelativeMSec);
+            Assert.True(attempt.StartTimeRelativeMSec + attempt.DurationMSec <= firstRetry + 0.001,
+                $"the attempt ends at {attempt.StartTimeRelativeMSec + attempt.DurationMSec} ms, after its request's first retry began at {firstRetry} ms");
+        }
     }
 }
