@@ -21,10 +21,12 @@ public sealed record ReadStall(double EveryMilliseconds, double Milliseconds)
     public string Spelled => string.Create(CultureInfo.InvariantCulture, $"read-stall:every={EveryMilliseconds}ms,ms={Milliseconds}");
 
     /// <summary>How long a read at <paramref name="now"/> (a Stopwatch timestamp) must wait: the rest of the window it falls in, or zero.</summary>
-    public TimeSpan WaitAt(long now)
+    public TimeSpan WaitAt(long now) => WaitAfter((now - _start) * 1000.0 / Stopwatch.Frequency);
+
+    /// <summary>How long a read <paramref name="elapsedMilliseconds"/> after the server's start must wait.</summary>
+    public TimeSpan WaitAfter(double elapsedMilliseconds)
     {
-        double elapsed = (now - _start) * 1000.0 / Stopwatch.Frequency;
-        double into = elapsed % EveryMilliseconds;
+        double into = elapsedMilliseconds % EveryMilliseconds;
         return into < Milliseconds ? TimeSpan.FromMilliseconds(Milliseconds - into) : TimeSpan.Zero;
     }
 
