@@ -24,7 +24,9 @@ public enum ShardHold
 /// </summary>
 /// <param name="PauseMs">GC pause time of the shard's server inside the Get's window.</param>
 /// <param name="SilentMs">The longest span inside the window with no event from the shard's server.</param>
-public sealed record FanOutBlame(int Rank, double RequestMs, int Shard, double GetMs, double NextGetMs, ShardHold Hold, double PauseMs, double SilentMs)
+/// <param name="RequestMs">First send to last reply: the fan-out's own time.</param>
+/// <param name="QueuedMs">Arrival (intended start) to first send: the wait on the client before the Gets went out.</param>
+public sealed record FanOutBlame(int Rank, double RequestMs, double QueuedMs, int Shard, double GetMs, double NextGetMs, ShardHold Hold, double PauseMs, double SilentMs)
 {
     public string Describe() => Hold switch
     {
@@ -53,7 +55,10 @@ public sealed record FanOutAttribution(long Requests, IReadOnlyList<FanOutBlame>
 /// </summary>
 public static class FanOutFindings
 {
-    /// <summary>The <paramref name="top"/> slowest requests of the client's measured phase (all, without phase marks), each blamed on a shard; null with <paramref name="problem"/> when a trace cannot be read.</summary>
+    /// <summary>A server quiet for less than this is not called silent: between two commands a busy server writes nothing for a fraction of a millisecond.</summary>
+    public const double MinimumSilenceMs = 1;
+
+    /// <summary>The <paramref name="top"/> slowest requests (first send to last reply) of the client's measured phase (all, without phase marks), each blamed on a shard; null with <paramref name="problem"/> when a trace cannot be read.</summary>
     /// <param name="shardTraces">Shard i's server trace at index i (the shard the client's Get events name).</param>
     public static FanOutAttribution? TryAttribute(string clientTrace, IReadOnlyList<string> shardTraces, int top, out string? problem)
     {
@@ -92,15 +97,17 @@ public static class FanOutFindings
             .Select(r => (Request: r, Arrival: clientClock.RelativeMSec(r.ArrivalQpc)))
             .Where(r => measured == default || (r.Arrival >= measured.StartMSec && r.Arrival <= measured.StopMSec))
             .ToList();
+        // Ranked by the fan-out's own time, first send to last reply (as the client measures it): a request that queued on the client
+        // behind an earlier one was made slow by that one's shard, which that one's row names.
         var blames = new List<FanOutBlame>();
-        foreach (var (request, arrival) in requests.OrderByDescending(r => r.Request.StopMSec - r.Arrival).Take(top))
+        var ranked = requests
+            .Where(r => r.Request.Gets.Count > 0)
+            .Select(r => (r.Request, r.Arrival, FirstSend: r.Request.Gets.Values.Min(g => g.SentMSec), LastReply: r.Request.Gets.Values.Max(g => g.ReplyMSec)))
+            .OrderByDescending(r => r.LastReply - r.FirstSend)
+            .Take(top);
+        foreach (var (request, arrival, firstSend, lastReply) in ranked)
         {
             var gets = request.Gets.OrderByDescending(g => g.Value.ReplyMSec).ToList();
-            if (gets.Count == 0)
-            {
-                continue;
-            }
-
             var (shard, (sent, reply)) = (gets[0].Key, gets[0].Value);
             double next = gets.Count > 1 ? gets[1].Value.ReplyMSec - gets[1].Value.SentMSec : 0;
             double pause = 0, silent = 0;
@@ -114,8 +121,8 @@ public static class FanOutFindings
             }
 
             double get = reply - sent;
-            ShardHold hold = pause >= get / 2 ? ShardHold.GcPause : silent >= get / 2 ? ShardHold.Silent : ShardHold.Running;
-            blames.Add(new FanOutBlame(blames.Count + 1, request.StopMSec - arrival, shard, get, next, hold, pause, silent));
+            ShardHold hold = pause >= get / 2 ? ShardHold.GcPause : silent >= Math.Max(get / 2, MinimumSilenceMs) ? ShardHold.Silent : ShardHold.Running;
+            blames.Add(new FanOutBlame(blames.Count + 1, lastReply - firstSend, firstSend - arrival, shard, get, next, hold, pause, silent));
         }
 
         return new FanOutAttribution(requests.Count, blames);

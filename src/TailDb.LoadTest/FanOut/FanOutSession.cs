@@ -228,7 +228,14 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
             return false;
         }
 
-        long done = Stopwatch.GetTimestamp();
+        // The request ends with its last reply, stamped where it arrived: the load thread's own wake-up
+        // after it is not the shards' doing (on 2 busy cores it can take milliseconds).
+        long done = 0;
+        foreach (ShardConnection connection in connections)
+        {
+            done = Math.Max(done, connection.ReplyAt);
+        }
+
         OpKind kind = errors > 0 ? OpKind.Failed : OpKind.GetFoundRemote;
         if (errors > 0)
         {

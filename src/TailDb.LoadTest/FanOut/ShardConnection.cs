@@ -41,6 +41,9 @@ internal sealed class ShardConnection : IDisposable
     /// <summary>Send → reply of every Get on this connection, in nanoseconds (recorded on the receiving thread, read after the phase).</summary>
     public LongHistogram Gets { get; } = LatencyHistograms.Create();
 
+    /// <summary>When the last reply's last byte was read (Stopwatch ticks).</summary>
+    public long ReplyAt { get; private set; }
+
     /// <summary>What the last reply was.</summary>
     public ReplyType LastReply { get; private set; }
 
@@ -90,6 +93,7 @@ internal sealed class ShardConnection : IDisposable
             if (_reader.TryRead(_in.AsSpan(0, _filled), ref offset, out Reply reply))
             {
                 long now = Stopwatch.GetTimestamp();
+                ReplyAt = now;
                 LastReply = reply.Type;
                 if (Recording)
                 {

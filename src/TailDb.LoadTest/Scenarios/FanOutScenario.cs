@@ -32,7 +32,7 @@ public sealed class FanOutScenario : IScenario
     private static readonly string[] PredictionHeader =
         ["side", "N", "Get p50", "Get p99", "request p99 (from send)", "predicted p99 (Get at 100·0.99^(1/N))", "requests over the Get p99", "1-(1-p)^N"];
 
-    private static readonly string[] SlowestHeader = ["side", "rank", "request", "shard", "its Get", "next Get", "what held it"];
+    private static readonly string[] SlowestHeader = ["side", "rank", "request (from send)", "queued before it", "shard", "its Get", "next Get", "what held it"];
 
     public string Name => "fan-out";
 
@@ -96,7 +96,7 @@ public sealed class FanOutScenario : IScenario
             ]);
             foreach (FanOutBlame b in blame?.Slowest ?? [])
             {
-                slowest.Add([name, b.Rank.ToString(CultureInfo.InvariantCulture), Ms(b.RequestMs), b.Shard.ToString(CultureInfo.InvariantCulture), Ms(b.GetMs), Ms(b.NextGetMs), b.Describe()]);
+                slowest.Add([name, b.Rank.ToString(CultureInfo.InvariantCulture), Ms(b.RequestMs), Ms(b.QueuedMs), b.Shard.ToString(CultureInfo.InvariantCulture), Ms(b.GetMs), Ms(b.NextGetMs), b.Describe()]);
             }
 
             if (r.ErrorReplies > 0)
@@ -125,7 +125,7 @@ public sealed class FanOutScenario : IScenario
         }
 
         notes.Add("p50/p99/p99.9: each request from its intended start (as the other stories); the prediction compares like with like: the request from its first send against each Get's send → reply");
-        notes.Add("what held it: the shard whose Get answered last, laid over that shard's own trace (its GC pauses; a span with no event at all is a process that did not run)");
+        notes.Add($"the {Attributed} slowest: by the fan-out's own time (first send to last reply; a request queued behind a slow one is that one's shard's doing); what held it: the shard whose Get answered last, laid over that shard's own trace (its GC pauses; a span with no event at all is a process that did not run)");
         bool shown = run.Sides.Count > 0 && missing.Count == 0;
         string finding = run.Sides.Count == 0
             ? "no side ran"
