@@ -13,7 +13,8 @@ namespace TailDb.Tracing;
 /// <item>With a networked target (--target), <c>RequestSent</c> and <c>ReplyReceived</c> mark each
 /// request's send and its reply (<see cref="Fields.ArrivalTimestamp"/> identifies the request,
 /// <see cref="Fields.Connection"/> the pooled connection). They are marks, not an activity: a
-/// request is sent by a load thread and answered on its connection's reader thread.</item>
+/// request is sent by a load thread and answered on its connection's reader thread. The fan-out
+/// client marks each of a request's N Gets this way, the shard in <see cref="Fields.Connection"/>.</item>
 /// <item>A <c>Phase</c> Start/Stop activity per phase (<see cref="Phase"/>), so the analyzer can take
 /// the measured phase alone.</item>
 /// </list>
@@ -42,7 +43,7 @@ public static class LoadTestEventContract
         /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
         public const string ValueBytes = "valueBytes";
 
-        /// <summary>RequestSent/ReplyReceived: the pooled connection's index.</summary>
+        /// <summary>RequestSent/ReplyReceived: the pooled connection's index; for the fan-out client, the shard the Get went to.</summary>
         public const string Connection = "connection";
 
         /// <summary>PhaseStart/PhaseStop: a <see cref="Phase"/> value.</summary>

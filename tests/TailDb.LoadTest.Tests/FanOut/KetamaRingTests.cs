@@ -84,7 +84,9 @@ public sealed class TwemproxyTests : IAsyncLifetime
         using Twemproxy proxy = await Twemproxy.StartAsync(_addresses, _scratch.FullName, 5000, CancellationToken.None);
         var ring = new KetamaRing(Twemproxy.ShardNames(Shards));
         var perShard = new int[Shards];
-        foreach (byte[] key in KetamaRingTests.Keys.Take(150))
+        // Every 200th key: neighbouring keys differ in their last bytes, which twemproxy's 32-bit fnv1a_64
+        // moves only a little along the ring (the first 150 keys all land on one shard).
+        foreach (byte[] key in KetamaRingTests.Keys.Where((_, i) => i % 200 == 0))
         {
             string name = Encoding.ASCII.GetString(key), value = "v-" + name;
             Assert.Equal("OK", RespControl.Command(proxy.Address, 5000, "SET", name, value));
