@@ -202,7 +202,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
     }
 
     /// <summary>One fan-out request: N Gets sent together, then the wait for all N replies.</summary>
-    bool IRequestSender.Send(int thread, in Operation operation, long intended, long now)
+    bool IRequestSender.Send(int thread, in Operation operation, long arrival, long now)
     {
         ShardConnection[] connections = _connections[thread];
         FanOutWait wait = _waits[thread];
@@ -210,7 +210,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
         bool traced = log.RequestsEnabled();
         if (traced)
         {
-            log.RequestStart(intended, (int)OperationType.Read);
+            log.RequestStart(arrival, (int)OperationType.Read);
         }
 
         wait.Begin(connections.Length);
@@ -219,7 +219,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
         {
             byte[][] keys = _keysByShard[s];
             int length = RespCommands.WriteGet(connections[s].Output, keys[operation.Key % keys.Length]);
-            connections[s].Send(intended, length);
+            connections[s].Send(arrival, length);
         }
 
         if (!wait.Wait(_spec.TimeoutMilliseconds, out int errors))
@@ -247,7 +247,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
             log.RequestStop((int)kind, 0);
         }
 
-        _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - sent) * NanosecondsPerTick));
+        _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - sent) * NanosecondsPerTick));
         return true;
     }
 

@@ -36,7 +36,7 @@ public sealed record FanOutSpec
 }
 
 /// <summary>
-/// What the fan-out client measured. Request latencies are from each request's intended start
+/// What the fan-out client measured. Request latencies are from each request's arrival (its scheduled start)
 /// (corrected) and from its first send (uncorrected: the same basis as a Get's send → reply, so the
 /// two compare); <see cref="PredictedP99"/> is what the per-Get distribution predicts for the max of
 /// N independent Gets: P(max ≤ x) = F(x)^N, so the request p99 is the per-Get value at 0.99^(1/N),

@@ -124,7 +124,7 @@ public sealed class FanOutScenario : IScenario
             held.Add($"{name}: request p99 {Ms(r.Uncorrected.P99)} (from send) against {Ms(r.PredictedP99)} predicted from the per-Get distribution, {StoryTable.Percent(r.MeasuredShareOverGetP99)} of requests over the per-Get p99 (predicted {StoryTable.Percent(r.PredictedShareOverGetP99)})");
         }
 
-        notes.Add("p50/p99/p99.9: each request from its intended start (as the other stories); the prediction compares like with like: the request from its first send against each Get's send → reply");
+        notes.Add("p50/p99/p99.9: each request from its arrival (its scheduled start, as in the other stories); the prediction compares like with like: the request from its first send against each Get's send → reply");
         notes.Add($"the {Attributed} slowest: by the fan-out's own time (first send to last reply; a request queued behind a slow one is that one's shard's doing); what held it: the shard whose Get answered last, laid over that shard's own trace (its GC pauses; a span with no event at all is a process that did not run)");
         bool shown = run.Sides.Count > 0 && missing.Count == 0;
         string finding = run.Sides.Count == 0
