@@ -40,7 +40,10 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
 
                 var name = span.State == RunState.DiskWait
                     ? "off CPU in the kernel (uninterruptible: disk I/O, a page read in)"
-                    : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)}";
+                    : span.Holder <= 0 || scheduler.Identify(span.Holder).ProcessId == scheduler.ProcessId
+                        ? $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)}"
+                        // sched_wakeup names the thread on the waking CPU: in an interrupt (a timer's expiry) that is whoever it interrupted.
+                        : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)} or an interrupt on its CPU";
                 if (!groups.TryGetValue(name, out var group))
                 {
                     group = [];
