@@ -10,7 +10,7 @@ public sealed record PhaseOutcome(TimeSpan Elapsed, long Operations, long Backlo
 
 /// <summary>
 /// Drives the store on <see cref="LoadThreads"/>' schedule: each request is measured from its
-/// intended start, so a stall is charged to every request it delayed (coordinated-omission
+/// arrival (its intended start), so a stall is charged to every request it delayed (coordinated-omission
 /// correction as wrk2 does); the uncorrected latency from the actual start is recorded beside it.
 /// Closed loop (no rate): back-to-back requests, both latencies equal.
 /// </summary>
@@ -62,15 +62,15 @@ public sealed class WorkloadRunner : IRequestSender
         return new PhaseOutcome(elapsed, Operations, backlog, cancellationToken.IsCancellationRequested);
     }
 
-    /// <summary>One request on load thread <paramref name="thread"/>, measured from its intended start and from its actual one.</summary>
-    bool IRequestSender.Send(int thread, in Operation operation, long intended, long now)
+    /// <summary>One request on load thread <paramref name="thread"/>, measured from its arrival and from its actual start.</summary>
+    bool IRequestSender.Send(int thread, in Operation operation, long arrival, long now)
     {
-        bool traced = Start(operation, intended);
+        bool traced = Start(operation, arrival);
         OpKind kind = _executors[thread].Execute(operation);
         long done = Stopwatch.GetTimestamp();
         Stop(traced, kind, _executors[thread].LastValueBytes);
-        _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
-        _log?.Add(thread, intended, now, done, _executors[thread].LastEffect);
+        _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
+        _log?.Add(thread, arrival, now, done, _executors[thread].LastEffect);
         return true;
     }
 
