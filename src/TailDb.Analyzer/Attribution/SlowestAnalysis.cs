@@ -1,6 +1,7 @@
 using System.Globalization;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Sources.Etw;
@@ -220,6 +221,8 @@ internal static class SlowestAnalysis
                 Population.Round(tally.SlowTotals[c]), Population.Round(tally.RestTotals[c]), cause.Kind,
                 Population.Round(tally.SlowQueueTotals[c]), cause.IsMeasurement, cause.IsEventBased));
         }
+
+        HolderRows.Lump(rows, tally.SlowTime, tally.RestTime);
 
         // Time causes first, by their share of the slow set's time; ties by name keep the order stable.
         rows.Sort((a, b) =>

@@ -152,7 +152,7 @@ public sealed class TailDbEventSource : EventSource
     /// n is the low 32 bits of the counter: unique among the activities of any one trace window.
     /// </summary>
     [NonEvent]
-    internal static Guid NewActivityId()
+    public static Guid NewActivityId()
     {
         if (t_nextId == t_blockEnd)
         {
