@@ -34,7 +34,7 @@ public sealed class TraceLevelTests : IDisposable
         var view = PerfViewActivities.Read(trace, _scratch);
 
         Assert.True(view.Stopped("Request").Count > 1000, $"{view.Stopped("Request").Count} Requests paired");
-        Assert.Equal(view.Starts(LoadTestEventContract.ProviderName), view.Stopped("Request").Count);
+        Assert.Equal(view.Starts(LoadTestEventContract.ProviderName, LoadTestEventContract.EventIds.RequestStart), view.Stopped("Request").Count);
         Assert.All(view.Stopped("Request"), r => Assert.Null(r.Creator));
         Assert.Equal(0, view.Starts(TailDbEventContract.ProviderName, TailDbEventContract.EventIds.GetStart, TailDbEventContract.EventIds.PutStart, TailDbEventContract.EventIds.FileReadStart));
     }
@@ -47,7 +47,7 @@ public sealed class TraceLevelTests : IDisposable
 
         var requests = view.Stopped("Request");
         Assert.True(requests.Count > 1000, $"{requests.Count} Requests paired");
-        Assert.Equal(view.Starts(LoadTestEventContract.ProviderName), requests.Count);
+        Assert.Equal(view.Starts(LoadTestEventContract.ProviderName, LoadTestEventContract.EventIds.RequestStart), requests.Count);
         var gets = view.Stopped("Get");
         // Every Get is a load-test request's (the fill writes with Puts only).
         Assert.True(gets.Count > 900, $"{gets.Count} Gets paired");
