@@ -1,22 +1,20 @@
+using TailDb.Cli;
+
 namespace TailDb.LoadTest;
 
 /// <summary>
 /// An expected failure (bad input, a worker that crashed, a GC mode that did not take effect):
 /// printed as one line on stderr, without a stack trace, and mapped to its exit code.
 /// </summary>
-public sealed class LoadTestException : Exception
+public sealed class LoadTestException : UserFacingException<ExitCode>
 {
     public LoadTestException(ExitCode exitCode, string message)
-        : base(message)
+        : base(exitCode, message, null)
     {
-        ExitCode = exitCode;
     }
 
     public LoadTestException(ExitCode exitCode, string message, Exception innerException)
-        : base(message, innerException)
+        : base(exitCode, message, innerException)
     {
-        ExitCode = exitCode;
     }
-
-    public ExitCode ExitCode { get; }
 }

@@ -1,19 +1,17 @@
+using TailDb.Cli;
+
 namespace TailDb.Server;
 
 /// <summary>An expected failure at start-up: printed as one line on stderr and mapped to its exit code.</summary>
-public sealed class ServerException : Exception
+public sealed class ServerException : UserFacingException<ExitCode>
 {
     public ServerException(ExitCode exitCode, string message)
-        : base(message)
+        : base(exitCode, message, null)
     {
-        ExitCode = exitCode;
     }
 
     public ServerException(ExitCode exitCode, string message, Exception innerException)
-        : base(message, innerException)
+        : base(exitCode, message, innerException)
     {
-        ExitCode = exitCode;
     }
-
-    public ExitCode ExitCode { get; }
 }

@@ -97,7 +97,7 @@ internal static class PictureBuilder
 
     private static double R(double ms) => Math.Round(ms, 3);
 
-    private static Windows GcWindows(List<GcPause> pauses, double from, double to)
+    private static PictureWindows GcWindows(List<GcPause> pauses, double from, double to)
     {
         List<double> s = [], d = [];
         List<int> g = [];
@@ -111,10 +111,10 @@ internal static class PictureBuilder
             }
         }
 
-        return new Windows([.. s], [.. d], [.. g], s.Count, "all");
+        return new PictureWindows([.. s], [.. d], [.. g], s.Count, "all");
     }
 
-    private static Windows Longest(ChunkedBuffer<TimeWindow> windows, Func<TimeWindow, int> kind)
+    private static PictureWindows Longest(ChunkedBuffer<TimeWindow> windows, Func<TimeWindow, int> kind)
     {
         var all = new List<TimeWindow>(windows.Count);
         for (var i = 0; i < windows.Count; i++)
@@ -131,10 +131,10 @@ internal static class PictureBuilder
         }
 
         all.Sort((a, b) => a.StartMSec.CompareTo(b.StartMSec));
-        return new Windows([.. all.Select(w => R(w.StartMSec))], [.. all.Select(w => R(w.DurationMSec))], [.. all.Select(kind)], windows.Count, kept);
+        return new PictureWindows([.. all.Select(w => R(w.StartMSec))], [.. all.Select(w => R(w.DurationMSec))], [.. all.Select(kind)], windows.Count, kept);
     }
 
-    private static Windows Within(ChunkedBuffer<TimeWindow> windows, double from, double to, int? thread, Func<TimeWindow, int> kind)
+    private static PictureWindows Within(ChunkedBuffer<TimeWindow> windows, double from, double to, int? thread, Func<TimeWindow, int> kind)
     {
         List<double> s = [], d = [];
         List<int> k = [];
@@ -149,7 +149,7 @@ internal static class PictureBuilder
             }
         }
 
-        return new Windows([.. s], [.. d], [.. k], s.Count, "all");
+        return new PictureWindows([.. s], [.. d], [.. k], s.Count, "all");
     }
 
     private static Heatmap Heat(ComputerSet set, AnalysisScope scope, double durationMs)
@@ -335,7 +335,7 @@ internal static class PictureBuilder
 
         return new RequestView(rank, activity.Name, R(request.StartMSec), R(request.DurationMSec), request.HasArrival ? R(request.ResponseMSec - request.DurationMSec) : null, request.ThreadId, fields, R(from), R(to),
             GcWindows(set.Gc.Pauses, from, to), Within(set.Suspensions.Windows, from, to, null, w => w.Tag),
-            Within(set.Contention.Windows, from, to, request.ThreadId, w => w.ThreadId), new Windows([.. fs], [.. fd], [.. fk], fs.Count, "all"),
+            Within(set.Contention.Windows, from, to, request.ThreadId, w => w.ThreadId), new PictureWindows([.. fs], [.. fd], [.. fk], fs.Count, "all"),
             [.. times], [.. frames]);
     }
 

@@ -13,7 +13,7 @@ internal sealed record PhaseMark(string Name, double StartMs, double StopMs);
 
 /// <summary>Windows that are not requests (GC pauses, suspensions, contention, file reads). Kind: GC generation,
 /// suspension reason, or the thread, by list.</summary>
-internal sealed record Windows(double[] Start, double[] Duration, int[] Kind, int Total, string Kept);
+internal sealed record PictureWindows(double[] Start, double[] Duration, int[] Kind, int Total, string Kept);
 
 /// <summary>Counts of all requests per time slice (columns) and log-latency row.</summary>
 internal sealed record Heatmap(double SliceMs, double[] RowBoundsMs, int[][] Counts);
@@ -25,17 +25,17 @@ internal sealed record FlameNode(int Name, double SlowMs, double WholeMs, List<F
 /// <summary>One listed slow request and what its window held (window ± <see cref="PictureBuilder.MarginMs"/>).</summary>
 internal sealed record RequestView(
     int Rank, string Activity, double StartMs, double DurationMs, double? QueueMs, int ThreadId, IReadOnlyDictionary<string, string> Fields,
-    double FromMs, double ToMs, Windows Gc, Windows Suspensions, Windows Contention, Windows FileReads, double[] SampleTimes, int[] SampleFrames);
+    double FromMs, double ToMs, PictureWindows Gc, PictureWindows Suspensions, PictureWindows Contention, PictureWindows FileReads, double[] SampleTimes, int[] SampleFrames);
 
 internal sealed record PictureData(
     double DurationMs, double ThresholdMs, long Requests, long SlowRequests, string Sampling, RequestDots Slow, RequestDots Rest,
-    Windows Gc, Windows Suspensions, Windows Contention, Heatmap Heatmap, double SampleIntervalMs, FlameNode Flame, double SlowFlameMs,
+    PictureWindows Gc, PictureWindows Suspensions, PictureWindows Contention, Heatmap Heatmap, double SampleIntervalMs, FlameNode Flame, double SlowFlameMs,
     double WholeFlameMs, string FlameBasis, IReadOnlyList<RequestView> Views, IReadOnlyList<string> Names, IReadOnlyList<PhaseMark>? Phases = null);
 
 /// <summary>What a timeline alone draws (the compare page draws two): a <see cref="PictureData"/> without heatmap, flames and views.</summary>
 internal sealed record TimelinePicture(
     double DurationMs, double ThresholdMs, long Requests, long SlowRequests, string Sampling, RequestDots Slow, RequestDots Rest,
-    Windows Gc, Windows Suspensions, Windows Contention, IReadOnlyList<PhaseMark>? Phases = null)
+    PictureWindows Gc, PictureWindows Suspensions, PictureWindows Contention, IReadOnlyList<PhaseMark>? Phases = null)
 {
     public static TimelinePicture Of(PictureData pictures)
     {

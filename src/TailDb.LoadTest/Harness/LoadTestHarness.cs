@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Text.Json;
 using TailDb.Cli;
-using TailDb.LoadTest.GcModes;
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Recording;
 using TailDb.LoadTest.Reporting;

@@ -1,4 +1,3 @@
-using TailDb.LoadTest.GcModes;
 using TailDb.LoadTest.Recording;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Target;

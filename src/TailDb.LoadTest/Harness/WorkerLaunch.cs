@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using TailDb.LoadTest.GcModes;
 using TailDb.Tracing.Recording;
 
 namespace TailDb.LoadTest.Harness;

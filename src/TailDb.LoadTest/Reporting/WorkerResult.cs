@@ -1,6 +1,5 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using TailDb.LoadTest.GcModes;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;

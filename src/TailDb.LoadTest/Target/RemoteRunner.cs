@@ -6,8 +6,8 @@ namespace TailDb.LoadTest.Target;
 
 /// <summary>
 /// <see cref="LoadThreads"/>' schedule, as the in-process runner uses it, with the store call
-/// replaced by a send: each request goes to the pool at its intended start; the reply is recorded
-/// by the connection's reader, from that intended start. A load thread does not wait for replies, only for a free pipeline
+/// replaced by a send: each request goes to the pool at its arrival; the reply is recorded
+/// by the connection's reader, from that arrival. A load thread does not wait for replies, only for a free pipeline
 /// slot, so a dry pool delays the sends and the delay is charged to every request it held up.
 /// </summary>
 internal sealed class RemoteRunner : IRequestSender
@@ -65,6 +65,6 @@ internal sealed class RemoteRunner : IRequestSender
         }
     }
 
-    /// <summary>Hands the request to the pool at its intended start; false when the pool is broken.</summary>
-    bool IRequestSender.Send(int thread, in Operation operation, long intended, long now) => _pool.Issue(intended, operation);
+    /// <summary>Hands the request to the pool at its arrival; false when the pool is broken.</summary>
+    bool IRequestSender.Send(int thread, in Operation operation, long arrival, long now) => _pool.Issue(arrival, operation);
 }

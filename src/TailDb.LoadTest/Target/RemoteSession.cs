@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using HdrHistogram;
 using TailDb.LoadTest.Diagnostics;
-using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.NoGc;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Reporting;

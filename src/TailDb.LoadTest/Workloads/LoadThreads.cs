@@ -7,17 +7,17 @@ namespace TailDb.LoadTest.Workloads;
 internal interface IRequestSender
 {
     /// <summary>
-    /// Runs or sends <paramref name="operation"/>, due at <paramref name="intended"/> and begun at
+    /// Runs or sends <paramref name="operation"/>, due at <paramref name="arrival"/> and begun at
     /// <paramref name="now"/>; false ends the thread's phase (the target is gone).
     /// </summary>
-    bool Send(int thread, in Operation operation, long intended, long now);
+    bool Send(int thread, in Operation operation, long arrival, long now);
 }
 
 /// <summary>
 /// The load threads of one phase and their schedule, shared by the in-process runner and the
 /// networked one. <see cref="WorkloadOptions.Threads"/> dedicated threads are released together.
 /// Open loop (a rate): thread t owns every Threads-th slot of a fixed schedule, so the combined
-/// arrivals are evenly spaced at the rate, and each request's intended start is handed on, so a
+/// arrivals are evenly spaced at the rate, and each request's arrival (its intended start) is handed on, so a
 /// stall is charged to every request it delayed (wrk2's coordinated-omission correction). Closed
 /// loop (no rate): back to back, the next request due as soon as the last one returns.
 /// </summary>
@@ -102,20 +102,20 @@ internal sealed class LoadThreads
         for (long slot = 0; !cancellationToken.IsCancellationRequested; slot++)
         {
             double due = offset + (slot * intervalTicks);
-            long intended = start + (long)(burstFactor > 1 ? Squeeze(due, burstFactor, periodTicks) : due);
-            if (intended >= end)
+            long arrival = start + (long)(burstFactor > 1 ? Squeeze(due, burstFactor, periodTicks) : due);
+            if (arrival >= end)
             {
                 return 0;
             }
 
-            long now = PreciseWait.Until(intended);
+            long now = PreciseWait.Until(arrival);
             if (now >= end)
             {
                 // Requests due before the end that a stall kept us from beginning.
-                return (long)((end - intended) / intervalTicks) + 1;
+                return (long)((end - arrival) / intervalTicks) + 1;
             }
 
-            if (!sender.Send(thread, operations[_nextOperation[thread * Padding]++ & mask], intended, now))
+            if (!sender.Send(thread, operations[_nextOperation[thread * Padding]++ & mask], arrival, now))
             {
                 return 0;
             }

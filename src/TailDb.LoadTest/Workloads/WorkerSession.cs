@@ -1,6 +1,6 @@
 using System.Globalization;
 using HdrHistogram;
-using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.NoGc;
 using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Injections;

@@ -10,7 +10,7 @@ public sealed record PhaseOutcome(TimeSpan Elapsed, long Operations, long Backlo
 
 /// <summary>
 /// Drives the store on <see cref="LoadThreads"/>' schedule: each request is measured from its
-/// intended start, so a stall is charged to every request it delayed (coordinated-omission
+/// arrival (its intended start), so a stall is charged to every request it delayed (coordinated-omission
 /// correction as wrk2 does); the uncorrected latency from the actual start is recorded beside it.
 /// Closed loop (no rate): back-to-back requests, both latencies equal.
 /// </summary>
@@ -63,17 +63,17 @@ public sealed class WorkloadRunner : IRequestSender
     }
 
     /// <summary>
-    /// One request on load thread <paramref name="thread"/>, measured from its intended start and
-    /// from its actual one. Traced, the load test's Request activity encloses the store call: its
-    /// Start carries the request's arrival (its intended start, on the Stopwatch clock EventPipe
-    /// uses), and its Stop is written just after the latency's end is read, so a trace's response
-    /// times are the latencies recorded here, queue included, give or take one event's cost.
+    /// One request on load thread <paramref name="thread"/>, measured from its arrival and from its
+    /// actual start. Traced, the load test's Request activity encloses the store call: its Start
+    /// carries the request's arrival (on the Stopwatch clock EventPipe uses), and its Stop is written
+    /// just after the latency's end is read, so a trace's response times are the latencies recorded
+    /// here, queue included, give or take one event's cost.
     /// </summary>
-    bool IRequestSender.Send(int thread, in Operation operation, long intended, long now)
+    bool IRequestSender.Send(int thread, in Operation operation, long arrival, long now)
     {
         var log = LoadTestEventSource.Log;
         bool traced = log.RequestsEnabled();
-        Guid outer = traced ? log.BeginRequest(intended, (int)operation.Type) : default;
+        Guid outer = traced ? log.BeginRequest(arrival, (int)operation.Type) : default;
         OpKind kind = _executors[thread].Execute(operation);
         long done = Stopwatch.GetTimestamp();
         if (traced)
@@ -81,8 +81,8 @@ public sealed class WorkloadRunner : IRequestSender
             log.EndRequest(outer, (int)kind, _executors[thread].LastValueBytes);
         }
 
-        _recorders[thread].Record(kind, (long)((done - intended) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
-        _log?.Add(thread, intended, now, done, _executors[thread].LastEffect);
+        _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
+        _log?.Add(thread, arrival, now, done, _executors[thread].LastEffect);
         return true;
     }
 }

@@ -1,4 +1,3 @@
-using TailDb.LoadTest.GcModes;
 using TailDb.LoadTest.Harness;
 using TailDb.Tracing.Recording;
 

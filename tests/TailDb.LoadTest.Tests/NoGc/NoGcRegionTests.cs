@@ -1,7 +1,7 @@
-using TailDb.LoadTest.GcModes;
+using TailDb.LoadTest.NoGc;
 using TailDb.LoadTest.Workloads;
 
-namespace TailDb.LoadTest.Tests.GcModes;
+namespace TailDb.LoadTest.Tests.NoGc;
 
 public class NoGcRegionTests
 {

@@ -2,7 +2,7 @@ using System.Runtime;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Workloads;
 
-namespace TailDb.LoadTest.GcModes;
+namespace TailDb.LoadTest.NoGc;
 
 /// <summary>
 /// The no-GC mode's region: entered after warm-up with a budget sized from the warm-up's measured
