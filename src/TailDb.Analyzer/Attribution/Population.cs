@@ -124,7 +124,7 @@ internal sealed class Population
         var pairing = set.Requests.Pairing switch
         {
             PairingMode.ActivityId => "ActivityID",
-            PairingMode.Thread => "thread (the Start/Stop events carry no ActivityID, as for requests served on one thread such as the load test's; async requests that hop threads need TplEventSource keyword 0x80 on)",
+            PairingMode.Thread => "thread (the Start/Stop events carry no ActivityID: their source sets none and TplEventSource keyword 0x80 was off; async requests that hop threads need one or the other)",
             PairingMode.Mixed => $"ActivityID, and thread for {Counted.Of(set.Requests.PairedByThread, "request")} whose ActivityIDs were empty",
             _ => "none",
         };
