@@ -226,6 +226,8 @@ internal static class SlowestAnalysis
                 Population.Round(tally.SlowQueueTotals[c]), cause.IsMeasurement, cause.IsEventBased));
         }
 
+        HolderRows.Lump(rows, tally.SlowTime, tally.RestTime);
+
         // Time causes first, by their share of the slow set's time; ties by name keep the order stable.
         rows.Sort((a, b) =>
         {

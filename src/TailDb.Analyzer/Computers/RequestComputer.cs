@@ -218,6 +218,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
             ref var record = ref Requests[index];
             record.StopMSec = Math.Max(time, record.StartMSec);
             record.PairedByThread = byThread;
+            record.CrossThread = data.ThreadID != record.ThreadId;
             template.Plan.Read(data, ref record);
             if (_openRequestOnThread.TryGetValue(record.ThreadId, out var onThread) && onThread == index)
             {
@@ -237,6 +238,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         {
             ref var nested = ref Nested[index];
             nested.StopMSec = Math.Max(time, nested.StartMSec);
+            nested.SameThread = data.ThreadID == nested.ThreadId;
             if (nested.Parent >= 0)
             {
                 activity.WithParent++;
