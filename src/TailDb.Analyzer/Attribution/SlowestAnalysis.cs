@@ -1,6 +1,7 @@
 using System.Globalization;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Sources.Etw;

@@ -1,3 +1,4 @@
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Traces;
 
 namespace TailDb.Analyzer.Computers;

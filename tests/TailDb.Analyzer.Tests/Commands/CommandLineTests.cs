@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Tests.Recording;
 
 namespace TailDb.Analyzer.Tests.Commands;
@@ -101,7 +102,7 @@ public sealed class CommandLineTests(WorkloadTraces traces)
         var (code, stdout, _) = await RunAsync("record", "--no-samples", "-o", trace, "--", "dotnet", workload, "--requests", "50", "--heap-objects", "1000");
         Assert.Equal(0, code);
         Assert.Contains("command exited with code 0", stdout, StringComparison.Ordinal);
-        var report = TailDb.Analyzer.Attribution.SummaryAnalysis.Run(trace, TailDb.Analyzer.Computers.RequestSelection.TailDb);
+        var report = TailDb.Analyzer.Attribution.SummaryAnalysis.Run(trace, RequestSelection.TailDb);
         var get = Assert.Single(report.Activities);
         Assert.Equal(50, get.Count);
         Assert.Equal(0, get.UnpairedStarts + get.UnpairedStops);
