@@ -58,6 +58,7 @@ public sealed class LoadTestHarness
         {
             _sampler = ResolveSampler();
             _out.WriteLine($"sampler: {_sampler.Describe()}");
+            _out.WriteLine($"trace level: {TraceLevelDescription(_options.TraceLevel)}");
         }
 
         int runs = _options.Repeat;
@@ -240,7 +241,11 @@ public sealed class LoadTestHarness
         {
             if (port is not null && tracePath is not null)
             {
-                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+                var recording = new RecordingOptions(
+                    RecordingProviders.Create(
+                        _sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], RecordingProviders.ActivityIdsFor([RecordingProviders.Server]),
+                        namesFromPerf: _sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+                    _options.EventStacks);
                 try
                 {
                     recorder = await port.RecordAsync(tracePath, recording, server.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -518,7 +523,9 @@ public sealed class LoadTestHarness
     private async Task<EventPipeRecorder?> StartRecorderAsync(
         GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, SamplerChoice sampler, CancellationToken cancellationToken)
     {
-        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+        var options = new RecordingOptions(
+            RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+            _options.EventStacks);
         try
         {
             return await port.RecordAsync(tracePath, options, worker.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -533,6 +540,10 @@ public sealed class LoadTestHarness
             throw new LoadTestException(ExitCode.TraceFailed, $"--trace: cannot start the EventPipe session for mode '{mode.Name}': {e.Message}", e);
         }
     }
+
+    private static string TraceLevelDescription(RecordingLevel level) => level == RecordingLevel.Requests
+        ? "requests (each request's Start/Stop and the store's upkeep: what slowest needs; --trace-level store adds the store's Get/Put/FileRead/Fsync)"
+        : "store (each request's Start/Stop with the store's Get/Put/Delete, FileRead and Fsync nested in it)";
 
     private static void WorkloadLimits(WorkerSpec spec, out TimeSpan limit)
     {

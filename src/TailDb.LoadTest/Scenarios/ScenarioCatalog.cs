@@ -12,6 +12,7 @@ public static class ScenarioCatalog
         new BucketsScenario(),
         new PoolWaitScenario(),
         new RetriesScenario(),
+        new FanOutScenario(),
     ];
 
     public static IScenario? Find(string name) => All.FirstOrDefault(s => s.Name.Equals(name, StringComparison.OrdinalIgnoreCase));

@@ -76,7 +76,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         var log = TailDbEventSource.Log;
-        Guid compaction = log.StorageEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
+        Guid compaction = log.CompactionEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
 
         int id = inputs.Max(s => s.Id);
         int generation = inputs.Max(s => s.Generation) + 1;
@@ -137,7 +137,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         UpkeepThread.Run(_priority, "TailDb compaction delete", () => DeleteInputs(inputs), out _);
-        if (compaction != Guid.Empty && log.StorageEnabled())
+        if (compaction != Guid.Empty && log.CompactionEnabled())
         {
             log.EndCompaction(compaction, live, before - after);
         }
@@ -231,7 +231,8 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     private long WriteOutput(List<Segment> inputs, string tempSegment, string tempHint)
     {
         using IStorageFile output = Paced(device.Open(tempSegment, FileMode.CreateNew, writable: true), options.CompactionSyncBytes);
-        using var hint = new HintFile.Writer(Paced(device.Open(tempHint, FileMode.CreateNew, writable: true), options.CompactionSyncBytes));
+        // The hint carries each key's hash under the key directory's seed: the next open adopts it and hashes nothing.
+        using var hint = new HintFile.Writer(Paced(device.Open(tempHint, FileMode.CreateNew, writable: true), options.CompactionSyncBytes), keyDir.Seed);
         SegmentWriter.WriteFileHeader(output);
         _bufferStart = RecordFormat.FileHeaderSize;
         foreach (Segment input in inputs)
@@ -251,12 +252,13 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
                     throw new TailDbCorruptionException($"Compaction stopped: the TailDb segment file '{input.File.Path}' is corrupt at offset {offset} ({record.Damage}); the store's files are unchanged.");
                 }
 
+                int hash = outcome == ScanOutcome.Record && !record.IsTombstone ? keyDir.Hash(record.Key) : 0;
                 if (outcome == ScanOutcome.Record && !record.IsTombstone
-                    && keyDir.TryGet(record.Key, out RecordLocation location)
+                    && keyDir.TryGet(record.Key, hash, out RecordLocation location)
                     && location == new RecordLocation(input.Number, offset, record.Key.Length, record.ValueLength))
                 {
                     long newOffset = Append(output, record.Record);
-                    hint.Add(record.Key, newOffset, record.ValueLength);
+                    hint.Add(record.Key, hash, newOffset, record.ValueLength);
                     _moves.Add((record.Key.ToArray(), location, newOffset));
                 }
 

@@ -55,6 +55,9 @@ internal sealed class KeyDir
     private readonly int _initialCapacity;
     private Table _table;
 
+    // Set once, before the first key (a hint file's seed adopted at open); see Seed.
+    private ulong _seed;
+
     // Writer-only bookkeeping (read by readers only through Count).
     private int _live;
     private int _tombstones;
@@ -64,10 +67,39 @@ internal sealed class KeyDir
     private int _reclaims;
 
     public KeyDir(int expectedKeys)
+        : this(expectedKeys, KeyHasher.NewSeed())
+    {
+    }
+
+    public KeyDir(int expectedKeys, ulong seed)
     {
         _initialCapacity = CapacityFor(expectedKeys);
         _table = new Table(new long[_initialCapacity], new KeyArena());
+        _seed = seed;
     }
+
+    /// <summary>
+    /// The seed of this directory's key hash (<see cref="KeyHasher"/>): random per directory unless
+    /// adopted from a hint file, whose entries then carry hashes the load reuses instead of
+    /// hashing every key again. A slot keeps its key's hash, so the seed can never change once a
+    /// key is in.
+    /// </summary>
+    public ulong Seed => _seed;
+
+    /// <summary>Takes <paramref name="seed"/> as the hash seed; only while the directory holds no key (recovery, before the first load).</summary>
+    public void AdoptSeed(ulong seed)
+    {
+        if (!IsEmpty)
+        {
+            throw new InvalidOperationException("A key directory's hash seed can change only while it is empty.");
+        }
+
+        _seed = seed;
+    }
+
+    /// <summary>The hash every lookup of <paramref name="key"/> uses: what a writer may compute before it takes the lock.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int Hash(ReadOnlySpan<byte> key) => KeyHasher.Hash(key, _seed);
 
     /// <summary>Number of live keys (one read).</summary>
     public int Count => Volatile.Read(ref _live);
@@ -91,10 +123,12 @@ internal sealed class KeyDir
         }
     }
 
-    public bool TryGet(ReadOnlySpan<byte> key, out RecordLocation location)
+    public bool TryGet(ReadOnlySpan<byte> key, out RecordLocation location) => TryGet(key, Hash(key), out location);
+
+    /// <summary><see cref="TryGet(ReadOnlySpan{byte}, out RecordLocation)"/> with the key's <see cref="Hash"/> already computed.</summary>
+    public bool TryGet(ReadOnlySpan<byte> key, int hash, out RecordLocation location)
     {
         Table table = Volatile.Read(ref _table);
-        int hash = ByteKeyComparer.Hash(key);
         long[] slots = table.Slots;
         int mask = slots.Length - 1;
         long tag = (long)hash << 32;
@@ -125,11 +159,13 @@ internal sealed class KeyDir
     }
 
     /// <summary>Points <paramref name="key"/> at <paramref name="location"/>; returns the location it replaced (default if none).</summary>
-    public void Set(ReadOnlySpan<byte> key, RecordLocation location, out RecordLocation previous)
+    public void Set(ReadOnlySpan<byte> key, RecordLocation location, out RecordLocation previous) => Set(key, Hash(key), location, out previous);
+
+    /// <summary><see cref="Set(ReadOnlySpan{byte}, RecordLocation, out RecordLocation)"/> with the key's <see cref="Hash"/> computed before the writer's lock.</summary>
+    public void Set(ReadOnlySpan<byte> key, int hash, RecordLocation location, out RecordLocation previous)
     {
         long position = Position(location);
         long lengths = Lengths(location);
-        int hash = ByteKeyComparer.Hash(key);
         Table table = _table;
         int slot = Find(table, key, hash, out int free);
         if (slot >= 0)
@@ -181,7 +217,7 @@ internal sealed class KeyDir
     public bool Remove(ReadOnlySpan<byte> key, out RecordLocation previous)
     {
         Table table = _table;
-        int slot = Find(table, key, ByteKeyComparer.Hash(key), out _);
+        int slot = Find(table, key, Hash(key), out _);
         if (slot < 0)
         {
             previous = default;
@@ -204,7 +240,7 @@ internal sealed class KeyDir
     public bool TryMove(ReadOnlySpan<byte> key, RecordLocation from, RecordLocation to)
     {
         Table table = _table;
-        int slot = Find(table, key, ByteKeyComparer.Hash(key), out _);
+        int slot = Find(table, key, Hash(key), out _);
         if (slot < 0 || Read(ref table.Arena.Entry((uint)table.Slots[slot])) != from)
         {
             return false;
@@ -431,7 +467,11 @@ internal sealed class KeyDir
         public int Count => _count;
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Add(ReadOnlySpan<byte> key, RecordLocation location)
+        public void Add(ReadOnlySpan<byte> key, RecordLocation location) => Add(key, dir.Hash(key), location);
+
+        /// <summary>Adds a key whose <see cref="Hash"/> is known (a hint file written under this directory's seed carries it).</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public void Add(ReadOnlySpan<byte> key, int hash, RecordLocation location)
         {
             if (_count == _metas.Length)
             {
@@ -439,7 +479,6 @@ internal sealed class KeyDir
             }
 
             uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
-            int hash = ByteKeyComparer.Hash(key);
             _metas[_count++] = ((long)hash << 32) | reference;
             _groupSizes[(uint)hash >> (32 - GroupBits)]++;
             _bytes += KeyArena.EntrySize(key.Length);

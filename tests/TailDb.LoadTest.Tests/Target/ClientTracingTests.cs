@@ -5,6 +5,7 @@ using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Tests.Harness;
