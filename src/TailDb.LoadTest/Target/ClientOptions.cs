@@ -15,6 +15,13 @@ public sealed record ClientOptions
     /// <summary>A request with no reply this long after it was sent is timed out and retried on another connection.</summary>
     public int TimeoutMilliseconds { get; init; } = 1000;
 
+    /// <summary>
+    /// The fill's timeout (setup, not measured: every key SET, then read once), when it must differ
+    /// from <see cref="TimeoutMilliseconds"/>: a story whose measured timeout is meant to be too short
+    /// (the retries scenario's 8 ms) would otherwise fail its fill in a retry storm. Null: the same.
+    /// </summary>
+    public int? FillTimeoutMilliseconds { get; init; }
+
     /// <summary>Times a timed-out request is sent again before it counts as failed.</summary>
     public int Retries { get; init; } = 2;
 

@@ -33,7 +33,9 @@ internal sealed class ConnectionPool : IDisposable
     private readonly WorkloadPlan _plan;
     private readonly WorkloadOptions _workload;
     private readonly ClientOptions _options;
-    private readonly long _timeoutTicks;
+    // Written by the session between phases (the fill's own timeout), read by the monitor thread.
+    private long _timeoutTicks;
+    private int _timeoutMilliseconds;
     private readonly object _wait = new();
     private readonly Lock _retryLock = new();
     private readonly Queue<(TargetRequest Request, long Due, int Avoid)> _retries = new(1024);
@@ -67,7 +69,7 @@ internal sealed class ConnectionPool : IDisposable
         _plan = plan;
         _workload = workload;
         _options = options;
-        _timeoutTicks = (long)(options.TimeoutMilliseconds / 1000.0 * Stopwatch.Frequency);
+        UseTimeout(options.TimeoutMilliseconds);
         _connections = new RespClientConnection[connections];
         _monitor = new Thread(MonitorLoop) { IsBackground = true, Name = "resp-timeouts" };
         _retrier = new Thread(RetryLoop) { IsBackground = true, Name = "resp-retries" };
@@ -188,10 +190,17 @@ internal sealed class ConnectionPool : IDisposable
         return Outstanding == 0;
     }
 
+    /// <summary>From now on a request unanswered this long is timed out (<see cref="ClientOptions.FillTimeoutMilliseconds"/> for the fill, then the measured timeout).</summary>
+    public void UseTimeout(int milliseconds)
+    {
+        Volatile.Write(ref _timeoutMilliseconds, milliseconds);
+        Interlocked.Exchange(ref _timeoutTicks, (long)(milliseconds / 1000.0 * Stopwatch.Frequency));
+    }
+
     /// <summary>The longest a request can take before it is answered or failed: every attempt's timeout and backoff, and a margin.</summary>
     public TimeSpan DrainLimit()
     {
-        double ms = (_options.TimeoutMilliseconds * (_options.Retries + 1.0)) + 5000;
+        double ms = (Volatile.Read(ref _timeoutMilliseconds) * (_options.Retries + 1.0)) + 5000;
         for (int attempt = 1; attempt <= _options.Retries; attempt++)
         {
             ms += ClientOptions.BackoffBefore(attempt);
@@ -422,7 +431,7 @@ internal sealed class ConnectionPool : IDisposable
             for (int i = 0; i < _connections.Length; i++)
             {
                 RespClientConnection connection = _connections[i];
-                connection.ScanTimeouts(now, _timeoutTicks);
+                connection.ScanTimeouts(now, Interlocked.Read(ref _timeoutTicks));
                 if (connection.Dead && now >= _reconnectDue[i])
                 {
                     Reopen(i, connection, now);
