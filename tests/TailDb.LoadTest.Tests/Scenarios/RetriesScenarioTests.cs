@@ -19,7 +19,8 @@ public sealed class RetriesScenarioTests(ITestOutputHelper output)
         var (outcome, printed) = await StoryRun.RunAsync(new RetriesScenario());
         output.WriteLine(printed);
         StoryRow shortTimeout = outcome.Rows[0], longTimeout = outcome.Rows[1];
-        Assert.True(shortTimeout.Value >= 1, $"{shortTimeout.Value} retries per slow request with the short timeout");
+        // Not every slow request was retried: some waited out the stall for a pipeline slot instead.
+        Assert.True(shortTimeout.Value > 0, $"{shortTimeout.Value} retries per slow request with the short timeout");
         Assert.StartsWith("Retry", shortTimeout.Verdict, StringComparison.Ordinal);
         Assert.True(longTimeout.Value < shortTimeout.Value / 2, $"{longTimeout.Value} retries per slow request with the long timeout, {shortTimeout.Value} with the short");
         Assert.DoesNotContain("Retry", longTimeout.Verdict, StringComparison.Ordinal);
