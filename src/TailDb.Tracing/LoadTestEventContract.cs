@@ -13,7 +13,17 @@ namespace TailDb.Tracing;
 /// <item>With a networked target (--target), <c>RequestSent</c> and <c>ReplyReceived</c> mark each
 /// request's send and its reply (<see cref="Fields.ArrivalTimestamp"/> identifies the request,
 /// <see cref="Fields.Connection"/> the pooled connection). They are marks, not an activity: a
-/// request is sent by a load thread and answered on its connection's reader thread.</item>
+/// request is sent by a load thread and answered on its connection's reader thread. The fan-out
+/// client marks each of a request's N Gets this way, the shard in <see cref="Fields.Connection"/>.</item>
+/// <item>With a networked target, the client's own activities, each with an activity id of its own
+/// in EventSource's activity-path format (so TraceEvent's and PerfView's StartStopActivityComputer
+/// pair them across threads and nest them, with or without TplEventSource): the <c>Request</c>
+/// starts on the load thread when it takes the request and stops where it ends (the reply on the
+/// connection's reader thread, or the give-up on the timeout thread). Nested in it by
+/// RelatedActivityId: <c>PoolWait</c> (every connection's pipeline was full: the wait for a slot),
+/// <c>Attempt</c> (the first send, to its reply, timeout or lost connection) and <c>Retry</c> (from
+/// the moment an attempt was given up, through the backoff and any pool wait, to the end of the
+/// attempt it sent again). A request's retries are its Retry activities.</item>
 /// <item>A <c>Phase</c> Start/Stop activity per phase (<see cref="Phase"/>), so the analyzer can take
 /// the measured phase alone.</item>
 /// </list>
@@ -29,6 +39,15 @@ public static class LoadTestEventContract
     {
         public const string Request = "Request";
         public const string Phase = "Phase";
+
+        /// <summary>A networked request waited for a free pipeline slot in the client's pool.</summary>
+        public const string PoolWait = "PoolWait";
+
+        /// <summary>A networked request's first send, to its reply, timeout or lost connection.</summary>
+        public const string Attempt = "Attempt";
+
+        /// <summary>A networked request sent again: from the give-up of the attempt before, through the backoff, to this attempt's end.</summary>
+        public const string Retry = "Retry";
     }
 
     public static class Fields
@@ -42,11 +61,17 @@ public static class LoadTestEventContract
         /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
         public const string ValueBytes = "valueBytes";
 
-        /// <summary>RequestSent/ReplyReceived: the pooled connection's index.</summary>
+        /// <summary>RequestSent/ReplyReceived: the pooled connection's index; for the fan-out client, the shard the Get went to.</summary>
         public const string Connection = "connection";
 
         /// <summary>PhaseStart/PhaseStop: a <see cref="Phase"/> value.</summary>
         public const string Phase = "phase";
+
+        /// <summary>PoolWaitStart, RetryStart: which attempt (0 the first send, n the n-th retry).</summary>
+        public const string Attempt = "attempt";
+
+        /// <summary>AttemptStop, RetryStop: an <see cref="AttemptOutcome"/> value.</summary>
+        public const string Outcome = "outcome";
     }
 
     public static class EventIds
@@ -57,6 +82,12 @@ public static class LoadTestEventContract
         public const int PhaseStop = 4;
         public const int RequestSent = 5;
         public const int ReplyReceived = 6;
+        public const int PoolWaitStart = 7;
+        public const int PoolWaitStop = 8;
+        public const int AttemptStart = 9;
+        public const int AttemptStop = 10;
+        public const int RetryStart = 11;
+        public const int RetryStop = 12;
     }
 }
 
@@ -66,4 +97,20 @@ public enum Phase
     Fill = 1,
     Warmup = 2,
     Measured = 3,
+}
+
+/// <summary>How one attempt of a networked request ended, as AttemptStop and RetryStop carry it.</summary>
+public enum AttemptOutcome
+{
+    /// <summary>Its reply arrived (an error reply too: the server answered).</summary>
+    Answered = 0,
+
+    /// <summary>No reply within the client's timeout; the request is retried or, out of retries, failed.</summary>
+    TimedOut = 1,
+
+    /// <summary>Its connection was lost while it was in flight.</summary>
+    ConnectionLost = 2,
+
+    /// <summary>Never sent: the pool broke or stopped while it waited for a connection.</summary>
+    NotSent = 3,
 }

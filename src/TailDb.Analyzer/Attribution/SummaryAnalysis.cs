@@ -1,4 +1,6 @@
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
+using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Attribution;
 
@@ -46,7 +48,7 @@ internal static class SummaryAnalysis
         var stacks = "not read by summary";
         if (kind == Traces.TraceKind.Etl)
         {
-            var kernel = new Sources.Etw.EtwStackSampleReader(set.Facts.ProcessId).Read(tracePath, cancellationToken);
+            var kernel = new EtwStackSampleReader(set.Facts.ProcessId).Read(tracePath, cancellationToken);
             samples = kernel.Samples.Count > 0 ? new SampleComputer(kernel) : null;
             stacks = $"{TailDb.Cli.Counted.Of(kernel.Samples.Count, "kernel CPU sample")} of the process ({TailDb.Cli.Counted.Of(kernel.Stacks.Count, "distinct stack")}, "
                 + $"{kernel.UnresolvedFrames:N0} unresolved address{(kernel.UnresolvedFrames == 1 ? "" : "es")}: in no method range or image)";

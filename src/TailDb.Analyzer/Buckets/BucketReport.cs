@@ -1,5 +1,6 @@
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 
 namespace TailDb.Analyzer.Buckets;
 

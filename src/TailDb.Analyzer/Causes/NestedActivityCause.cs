@@ -2,7 +2,11 @@ using TailDb.Analyzer.Computers;
 
 namespace TailDb.Analyzer.Causes;
 
-/// <summary>A nested activity (FileRead, Fsync) inside the service of the request that owns it.</summary>
+/// <summary>
+/// A nested activity (FileRead, Fsync, a client's PoolWait, Attempt, Retry) inside the service of the
+/// request that owns it; in a request's queue, the same-thread activities of cross-thread requests
+/// that held its thread (a load thread waiting for a pooled connection holds the requests behind it).
+/// </summary>
 internal sealed class NestedActivityCause(string activity, int activityIndex, NestedActivityIndex index)
     : CauseBase($"{activity} (nested activity)")
 {
@@ -11,7 +15,7 @@ internal sealed class NestedActivityCause(string activity, int activityIndex, Ne
     public override CauseScope Scope => CauseScope.Request;
 
     public override double Measure(in RequestRecord request, int requestIndex, RequestPart part, double from, double to) =>
-        part == RequestPart.Service ? index.Overlap(requestIndex, from, to, activityIndex) : 0;
+        part == RequestPart.Service ? index.Overlap(requestIndex, from, to, activityIndex) : index.Held(activityIndex, request.ThreadId, from, to);
 
     /// <summary>One cause per nested activity some request owns, in the order they first appear.</summary>
     public static IEnumerable<ICause> From(CauseInputs inputs)

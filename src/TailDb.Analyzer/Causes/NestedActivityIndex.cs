@@ -1,11 +1,16 @@
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Intervals;
 
 namespace TailDb.Analyzer.Causes;
 
 /// <summary>
 /// Nested activities (FileRead, Fsync), grouped by the request that owns them: two int arrays
 /// sorted by parent, pointing into the computer's own storage (millions of FileReads are not copied).
-/// One request's sums are made once for all its <see cref="NestedActivityCause"/>s.
+/// One request's sums are made once for all its <see cref="NestedActivityCause"/>s. Beside them,
+/// per activity and thread, the windows in which a nested activity of a cross-thread request (a
+/// networked client's: started on its load thread, answered on a reader thread) held its thread
+/// from start to stop: a PoolWait holds every request queued behind it on that load thread, which
+/// that request's own nesting cannot show (in process, the earlier request's whole service does).
 /// </summary>
 internal sealed class NestedActivityIndex
 {
@@ -14,6 +19,7 @@ internal sealed class NestedActivityIndex
     private readonly int[] _nested;
     private readonly double[] _sums;
     private (int Request, double From, double To) _summed = (-1, double.NaN, double.NaN);
+    private readonly Dictionary<(int Activity, int Thread), WindowIndex> _holding = [];
 
     public NestedActivityIndex(RequestComputer requests)
     {
@@ -52,7 +58,31 @@ internal sealed class NestedActivityIndex
         }
 
         Array.Sort(_parents, _nested);
+        var holding = new Dictionary<(int Activity, int Thread), List<(double Start, double Stop)>>();
+        for (var i = 0; i < nested.Count; i++)
+        {
+            ref var record = ref nested[i];
+            if (record.Parent >= 0 && record.IsPaired && record.SameThread && requests.Requests[record.Parent].CrossThread)
+            {
+                var key = (record.Activity, record.ThreadId);
+                if (!holding.TryGetValue(key, out var list))
+                {
+                    holding.Add(key, list = []);
+                }
+
+                list.Add((record.StartMSec, record.StopMSec));
+            }
+        }
+
+        foreach (var (key, list) in holding)
+        {
+            _holding.Add(key, new WindowIndex(list));
+        }
     }
+
+    /// <summary>How long <paramref name="activity"/> held <paramref name="thread"/> inside [from, to) (cross-thread requests' same-thread activities).</summary>
+    public double Held(int activity, int thread, double from, double to) =>
+        _holding.TryGetValue((activity, thread), out var windows) ? windows.Overlap(from, to) : 0;
 
     /// <summary>The activities some request owns, in the order they first appear.</summary>
     public IReadOnlyList<int> Activities { get; }

@@ -3,6 +3,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Buckets;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 
 namespace TailDb.Analyzer.Commands;
 

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using TailDb.Analyzer.Sources;
 using TailDb.Tracing.Sampling;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;

@@ -4,6 +4,7 @@ using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Pictures;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Traces;
 

@@ -2,6 +2,7 @@ using System.CommandLine;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Export;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Commands;

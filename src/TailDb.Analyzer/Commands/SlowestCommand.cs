@@ -3,6 +3,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Pictures;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Commands;

@@ -2,6 +2,7 @@ using System.CommandLine;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 
 namespace TailDb.Analyzer.Commands;
 

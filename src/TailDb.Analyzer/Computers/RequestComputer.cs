@@ -1,4 +1,5 @@
 using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Traces;
 
 namespace TailDb.Analyzer.Computers;
@@ -218,6 +219,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
             ref var record = ref Requests[index];
             record.StopMSec = Math.Max(time, record.StartMSec);
             record.PairedByThread = byThread;
+            record.CrossThread = data.ThreadID != record.ThreadId;
             template.Plan.Read(data, ref record);
             if (_openRequestOnThread.TryGetValue(record.ThreadId, out var onThread) && onThread == index)
             {
@@ -237,6 +239,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         {
             ref var nested = ref Nested[index];
             nested.StopMSec = Math.Max(time, nested.StartMSec);
+            nested.SameThread = data.ThreadID == nested.ThreadId;
             if (nested.Parent >= 0)
             {
                 activity.WithParent++;

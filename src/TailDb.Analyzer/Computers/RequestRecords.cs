@@ -52,6 +52,9 @@ internal struct RequestRecord
     /// <summary>Set when the Start carried an arrival field.</summary>
     public bool HasArrival;
 
+    /// <summary>Stopped on another thread than it started on (a networked client's request, answered on a reader thread).</summary>
+    public bool CrossThread;
+
     public readonly double ArrivalMSec => StartMSec - _queueMSec;
 
     /// <summary>Response time: arrival (or Start) to Stop, what a client waiting for the request sees.</summary>
@@ -73,6 +76,9 @@ internal struct NestedRecord(double startMSec, int threadId, int parent, byte ac
     public int Parent { get; } = parent;
 
     public byte Activity { get; } = activity;
+
+    /// <summary>Stopped on the thread it started on: while it ran, it held that thread (a client's PoolWait; not its Attempt, answered on a reader thread).</summary>
+    public bool SameThread { get; set; }
 
     public double StopMSec
     {

@@ -1,4 +1,5 @@
 using Microsoft.Diagnostics.Tracing;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Traces;
 using TailDb.Tracing;
 

@@ -3,6 +3,7 @@ using TailDb.Analyzer.Buckets;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Findings;

@@ -2,6 +2,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Pictures;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Reports;

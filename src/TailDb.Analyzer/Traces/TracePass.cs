@@ -1,6 +1,6 @@
 using System.Runtime.Serialization;
 using Microsoft.Diagnostics.Tracing;
-using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.Etw;
 
 namespace TailDb.Analyzer.Traces;

@@ -2,6 +2,7 @@ using System.Globalization;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 
 namespace TailDb.Analyzer.Watch;

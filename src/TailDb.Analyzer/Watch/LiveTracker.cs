@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Tracing.Recording;

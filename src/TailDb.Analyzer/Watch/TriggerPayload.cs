@@ -1,6 +1,7 @@
 using System.Globalization;
 using Microsoft.Diagnostics.Tracing;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 
 namespace TailDb.Analyzer.Watch;
 

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Microsoft.Diagnostics.NETCore.Client;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.EventPipe;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources.NetTrace;

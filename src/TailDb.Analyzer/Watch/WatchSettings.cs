@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 
 namespace TailDb.Analyzer.Watch;
 

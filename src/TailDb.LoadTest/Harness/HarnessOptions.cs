@@ -1,6 +1,7 @@
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Recording;
 using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Harness;
@@ -25,6 +26,9 @@ public sealed record HarnessOptions
     /// <summary>--perf-hz, or --eventpipe-interval-ms for the EventPipe sampler; null: the sampler's default.</summary>
     public int? SamplerRate { get; init; }
 
+    /// <summary>--trace-level: the load test's (or server's) requests only, what `slowest` needs, or the store's events inside them too.</summary>
+    public RecordingLevel TraceLevel { get; init; } = RecordingLevel.Requests;
+
     /// <summary>Whether the runtime walks the stack of every traced event; the samples keep theirs either way.</summary>
     public bool EventStacks { get; init; }
 
@@ -42,6 +46,17 @@ public sealed record HarnessOptions
 
     /// <summary>Folder of named runtimeconfigs; null is the one copied next to the assembly.</summary>
     public string? RuntimeConfigDirectory { get; init; }
+
+    /// <summary>
+    /// Against a TailDb server the load test starts, the server records to the mode's trace file and
+    /// the client worker to this one beside it: FILE.client.nettrace.
+    /// </summary>
+    public static string ClientTracePathFor(string serverTracePath)
+    {
+        string full = Path.GetFullPath(serverTracePath);
+        string extension = Path.GetExtension(full) is { Length: > 0 } given ? given : ".nettrace";
+        return Path.Combine(Path.GetDirectoryName(full)!, $"{Path.GetFileNameWithoutExtension(full)}.client{extension}");
+    }
 
     /// <summary>The trace file of one mode: the given path when one mode runs, else with the mode as suffix.</summary>
     public static string TracePathFor(string tracePath, string mode, int modeCount) => TracePathFor(tracePath, mode, modeCount, run: 1, runs: 1);

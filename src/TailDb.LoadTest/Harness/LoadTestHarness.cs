@@ -29,6 +29,13 @@ public sealed class LoadTestHarness
     private readonly ProgressLine? _progress;
     private SamplerChoice _sampler = new(SamplerKind.Off, "no --trace", 0);
 
+    /// <summary>
+    /// The client worker's trace against a TailDb server has no sampler: a networked request leaves
+    /// its load thread at the send, so the load thread's samples and sleep (the scheduler's view)
+    /// would be charged to requests that were waiting on the network. Its activities say where they waited.
+    /// </summary>
+    private static readonly SamplerChoice ClientSampler = new(SamplerKind.Off, "the client's trace against a server: its requests are activities across threads", 0);
+
     public LoadTestHarness(HarnessOptions options, TextWriter output, TextWriter error, bool showProgress)
     {
         _options = options;
@@ -51,6 +58,7 @@ public sealed class LoadTestHarness
         {
             _sampler = ResolveSampler();
             _out.WriteLine($"sampler: {_sampler.Describe()}");
+            _out.WriteLine($"trace level: {TraceLevelDescription(_options.TraceLevel)}");
         }
 
         int runs = _options.Repeat;
@@ -71,11 +79,15 @@ public sealed class LoadTestHarness
             EnsureWritable("--out", outPath);
         }
 
-        foreach (string? path in tracePaths.Values)
+        foreach (var (key, path) in tracePaths)
         {
             if (path is not null)
             {
                 EnsureWritable("--trace", path);
+                if (key.t.Kind == TargetKind.TailDbServer)
+                {
+                    EnsureWritable("--trace", HarnessOptions.ClientTracePathFor(path));
+                }
             }
         }
 
@@ -141,6 +153,10 @@ public sealed class LoadTestHarness
         foreach (ModeReport report in reports.Where(r => r.Trace is not null))
         {
             _out.WriteLine($"trace {report.Mode.Name}{(report.Target.Networked ? " " + report.Target.Name : "")}{(runs > 1 ? $" run {report.Run}" : "")}: {report.Trace!.Describe()}");
+            if (report.ClientTrace is { } client)
+            {
+                _out.WriteLine($"client trace {report.Mode.Name}{(runs > 1 ? $" run {report.Run}" : "")}: {client.Describe()}");
+            }
         }
 
         foreach (ModeReport report in reports.Where(r => r.TruthPath is not null))
@@ -209,8 +225,11 @@ public sealed class LoadTestHarness
     }
 
     /// <summary>
-    /// --target taildb-server: the server runs under <paramref name="mode"/> (traced, when asked:
-    /// the server is where a networked tail is made), the client worker under <see cref="ClientModeName"/>.
+    /// --target taildb-server: the server runs under <paramref name="mode"/>, the client worker under
+    /// <see cref="ClientModeName"/>. Traced, each records its own file: the server to
+    /// <paramref name="tracePath"/> (its Command activities), the client beside it
+    /// (<see cref="HarnessOptions.ClientTracePathFor"/>: its Request activities with PoolWait, Attempt
+    /// and Retry nested), on the same clock (Stopwatch timestamps on one machine).
     /// </summary>
     private async Task<ModeReport> RunAgainstServerAsync(GcMode mode, string scratch, string? tracePath, CancellationToken cancellationToken)
     {
@@ -222,7 +241,11 @@ public sealed class LoadTestHarness
         {
             if (port is not null && tracePath is not null)
             {
-                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+                var recording = new RecordingOptions(
+                    RecordingProviders.Create(
+                        _sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], RecordingProviders.ActivityIdsFor([RecordingProviders.Server]),
+                        namesFromPerf: _sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+                    _options.EventStacks);
                 try
                 {
                     recorder = await port.RecordAsync(tracePath, recording, server.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -235,7 +258,8 @@ public sealed class LoadTestHarness
 
             TargetAddress address = await server.WaitListeningAsync(ConnectTimeout, cancellationToken).ConfigureAwait(false);
             GcMode client = ResolveModes(ClientModeName, _options.RuntimeConfigDirectory)[0];
-            ModeReport report = await RunWorkerAsync(client, mode, address, scratch, null, cancellationToken).ConfigureAwait(false);
+            string? clientTrace = tracePath is null ? null : HarnessOptions.ClientTracePathFor(tracePath);
+            ModeReport report = await RunWorkerAsync(client, mode, address, scratch, clientTrace, cancellationToken, ClientSampler).ConfigureAwait(false);
             var problems = report.Problems.ToList();
             TraceSummary? trace = null;
             if (recorder is not null)
@@ -263,7 +287,7 @@ public sealed class LoadTestHarness
                 problems.Add(new Problem(ExitCode.ServerFailed, $"mode '{mode.Name}': {stopProblem}"));
             }
 
-            return report with { Mode = mode, Target = TargetAddress.TailDbServer, Trace = trace, Problems = problems };
+            return report with { Mode = mode, Target = TargetAddress.TailDbServer, Trace = trace, ClientTrace = report.Trace, Problems = problems };
         }
         finally
         {
@@ -276,8 +300,10 @@ public sealed class LoadTestHarness
 
     /// <param name="workerMode">The GC the worker runs under.</param>
     /// <param name="mode">The mode the row is for (the server's, for taildb-server).</param>
-    private async Task<ModeReport> RunWorkerAsync(GcMode workerMode, GcMode mode, TargetAddress target, string scratch, string? tracePath, CancellationToken cancellationToken)
+    /// <param name="sampler">The worker trace's sampler; null: the run's (--sampler).</param>
+    private async Task<ModeReport> RunWorkerAsync(GcMode workerMode, GcMode mode, TargetAddress target, string scratch, string? tracePath, CancellationToken cancellationToken, SamplerChoice? sampler = null)
     {
+        sampler ??= _sampler;
         {
             var spec = new WorkerSpec
             {
@@ -301,7 +327,7 @@ public sealed class LoadTestHarness
             port?.Configure(startInfo);
             if (port is not null)
             {
-                _sampler.Configure(startInfo);
+                sampler.Configure(startInfo);
             }
 
             using var worker = WorkerProcess.Start(
@@ -310,7 +336,7 @@ public sealed class LoadTestHarness
                 _progress is null ? null : phase => _progress.Show($"{mode.Name}: {phase}"));
             try
             {
-                return await SuperviseAsync(workerMode, worker, spec, port, tracePath, cancellationToken).ConfigureAwait(false) with { Mode = mode, Target = target };
+                return await SuperviseAsync(workerMode, worker, spec, port, tracePath, sampler, cancellationToken).ConfigureAwait(false) with { Mode = mode, Target = target };
             }
             finally
             {
@@ -353,7 +379,7 @@ public sealed class LoadTestHarness
     }
 
     private async Task<ModeReport> SuperviseAsync(
-        GcMode mode, WorkerProcess worker, WorkerSpec spec, DiagnosticPortListener? port, string? tracePath, CancellationToken cancellationToken)
+        GcMode mode, WorkerProcess worker, WorkerSpec spec, DiagnosticPortListener? port, string? tracePath, SamplerChoice sampler, CancellationToken cancellationToken)
     {
         EventPipeRecorder? recorder = null;
         PerfRecorder? perf = null;
@@ -362,8 +388,8 @@ public sealed class LoadTestHarness
             if (port is not null && tracePath is not null)
             {
                 // perf first: the worker is still suspended on the port, so its first request is in both recordings.
-                perf = await StartPerfAsync(mode, tracePath, cancellationToken).ConfigureAwait(false);
-                recorder = await StartRecorderAsync(mode, worker, port, tracePath, cancellationToken).ConfigureAwait(false);
+                perf = await StartPerfAsync(mode, tracePath, sampler, cancellationToken).ConfigureAwait(false);
+                recorder = await StartRecorderAsync(mode, worker, port, tracePath, sampler, cancellationToken).ConfigureAwait(false);
                 if (recorder is null)
                 {
                     return Failed(mode, ExitCode.WorkerFailed, $"mode '{mode.Name}': worker exited before tracing could start (exit code {worker.ExitCode}): {worker.ErrorSummary() ?? "no output"}");
@@ -457,16 +483,16 @@ public sealed class LoadTestHarness
         return problem is null ? choice : throw new LoadTestException(ExitCode.InvalidArguments, problem);
     }
 
-    private async Task<PerfRecorder?> StartPerfAsync(GcMode mode, string tracePath, CancellationToken cancellationToken)
+    private static async Task<PerfRecorder?> StartPerfAsync(GcMode mode, string tracePath, SamplerChoice sampler, CancellationToken cancellationToken)
     {
-        if (_sampler.Kind != SamplerKind.Perf)
+        if (sampler.Kind != SamplerKind.Perf)
         {
             return null;
         }
 
         try
         {
-            return await PerfRecorder.StartAsync(tracePath, _sampler.RateHz, ConnectTimeout, cancellationToken).ConfigureAwait(false);
+            return await PerfRecorder.StartAsync(tracePath, sampler.RateHz, ConnectTimeout, cancellationToken).ConfigureAwait(false);
         }
         catch (InvalidOperationException e)
         {
@@ -495,9 +521,11 @@ public sealed class LoadTestHarness
     }
 
     private async Task<EventPipeRecorder?> StartRecorderAsync(
-        GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, CancellationToken cancellationToken)
+        GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, SamplerChoice sampler, CancellationToken cancellationToken)
     {
-        var options = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+        var options = new RecordingOptions(
+            RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+            _options.EventStacks);
         try
         {
             return await port.RecordAsync(tracePath, options, worker.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -512,6 +540,10 @@ public sealed class LoadTestHarness
             throw new LoadTestException(ExitCode.TraceFailed, $"--trace: cannot start the EventPipe session for mode '{mode.Name}': {e.Message}", e);
         }
     }
+
+    private static string TraceLevelDescription(RecordingLevel level) => level == RecordingLevel.Requests
+        ? "requests (each request's Start/Stop and the store's upkeep: what slowest needs; --trace-level store adds the store's Get/Put/FileRead/Fsync)"
+        : "store (each request's Start/Stop with the store's Get/Put/Delete, FileRead and Fsync nested in it)";
 
     private static void WorkloadLimits(WorkerSpec spec, out TimeSpan limit)
     {
@@ -558,7 +590,7 @@ public sealed class LoadTestHarness
             Workload = _options.Workload,
             Interrupted = interrupted,
             Runs = _options.Repeat,
-            Modes = reports.Select(r => new ModeEntry(r.Mode.Name, r.Mode.RuntimeConfigPath, r.Result, r.Trace, r.Problems.Select(p => p.Message).ToList(), r.Run, r.TruthPath)).ToList(),
+            Modes = reports.Select(r => new ModeEntry(r.Mode.Name, r.Mode.RuntimeConfigPath, r.Result, r.Trace, r.Problems.Select(p => p.Message).ToList(), r.Run, r.TruthPath, r.ClientTrace)).ToList(),
         };
         try
         {

@@ -14,4 +14,7 @@ public sealed record Problem(ExitCode Code, string Message);
 public sealed record ModeReport(GcMode Mode, WorkerResult? Result, TraceSummary? Trace, IReadOnlyList<Problem> Problems, int Run = 1, string? TruthPath = null)
 {
     public TargetAddress Target { get; init; } = TargetAddress.InProcess;
+
+    /// <summary>--target taildb-server with --trace: the client worker's own trace (<see cref="HarnessOptions.ClientTracePathFor"/>), beside the server's <see cref="Trace"/>.</summary>
+    public TraceSummary? ClientTrace { get; init; }
 }

@@ -33,7 +33,8 @@ public sealed record MachineInfo(int ProcessorCount, string Os, string Runtime, 
 }
 
 /// <param name="Run">Which --repeat run (1-based); every run is kept.</param>
-public sealed record ModeEntry(string Mode, string RuntimeConfig, WorkerResult? Result, TraceSummary? Trace, IReadOnlyList<string> Problems, int Run = 1, string? Truth = null);
+/// <param name="ClientTrace">Against a TailDb server the load test started: the client worker's trace (Trace is the server's).</param>
+public sealed record ModeEntry(string Mode, string RuntimeConfig, WorkerResult? Result, TraceSummary? Trace, IReadOnlyList<string> Problems, int Run = 1, string? Truth = null, TraceSummary? ClientTrace = null);
 
 /// <summary>The --out document: the same figures as the table, plus per-kind and uncorrected detail.</summary>
 public sealed record RunReport

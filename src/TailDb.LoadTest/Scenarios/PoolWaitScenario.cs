@@ -1,7 +1,10 @@
 using System.Globalization;
+using TailDb.Analyzer.Causes;
+using TailDb.Analyzer.Findings;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Target;
+using TailDb.Tracing;
 
 namespace TailDb.LoadTest.Scenarios;
 
@@ -10,8 +13,9 @@ namespace TailDb.LoadTest.Scenarios;
 /// session pool had no idle session and requests waited for one. A TailDb server this scenario
 /// starts (workstation GC, traced: its Command activities are the server's own latency), driven by
 /// <see cref="Threads"/> load threads through a pool of one connection, then through a pool of one
-/// connection per thread. Client and server percentiles side by side; the client's queue (intended
-/// start to the send: the pool wait) and its count of pool waits say which one waited.
+/// connection per thread. Client and server percentiles side by side; the client's own trace (its
+/// Request activities with PoolWait nested) names the wait, beside its counters (pool waits, the
+/// queue from intended start to the send).
 /// </summary>
 public sealed class PoolWaitScenario : IScenario
 {
@@ -61,7 +65,15 @@ public sealed class PoolWaitScenario : IScenario
         bool poolWaited = beforeClient.Counts.PoolWaits > afterClient.Counts.PoolWaits && beforeClient.Queue.P99 > afterClient.Queue.P99;
         // "Flat": within a factor of two of the other side's, where the client's moved more than that.
         bool serverFlat = afterServer > 0 && beforeServer / afterServer is > 0.5 and < 2;
-        string verdict = $"the client's connection pool: {beforeClient.Counts.PoolWaits:N0} requests waited for one of {SmallPool} connection{(SmallPool == 1 ? "" : "s")}, " +
+        // The client's own trace names the wait: its slow requests' time inside PoolWait activities.
+        TraceFinding? clientTrace = before.ClientFinding;
+        CauseFinding? poolWait = clientTrace?.Causes.FirstOrDefault(c => c.Kind == CauseKind.NestedActivity && c.Cause.StartsWith(LoadTestEventContract.Activities.PoolWait, StringComparison.Ordinal));
+        bool poolNamed = clientTrace?.VerdictCause is { } named && named.StartsWith(LoadTestEventContract.Activities.PoolWait, StringComparison.Ordinal);
+        string traced = clientTrace is null
+            ? $"the client's trace was not analyzed ({before.ClientAnalysisProblem ?? "none recorded"})"
+            : $"the client's trace: {StoryTable.Percent(poolWait?.SlowShare ?? 0)} of its slowest 1%'s response time waiting for a pooled connection (PoolWait)" +
+              (poolNamed ? "" : $", its verdict names {clientTrace.VerdictCause ?? "nothing"} ({StoryTable.Percent(clientTrace.VerdictShare)})");
+        string verdict = $"the client's connection pool: {traced}; {beforeClient.Counts.PoolWaits:N0} requests waited for one of {SmallPool} connection{(SmallPool == 1 ? "" : "s")}, " +
             $"their queue p99 {Ms(beforeClient.Queue.P99 / 1e6)} of the client's p99 {Ms(beforeClientP99)}, while the server's own p99 was {Ms(beforeServer)}";
         var missing = new[]
         {
@@ -69,6 +81,7 @@ public sealed class PoolWaitScenario : IScenario
             serverBelowClient ? null : "the server's p99 was not below the client's",
             poolWaited ? null : "the small pool did not wait more",
             serverFlat ? null : "the server's p99 did not stay within 2x",
+            poolNamed ? null : "the client trace's verdict did not name the pool wait",
         }.Where(m => m is not null).ToList();
         return new StoryOutcome(Name, "client queue p99 (server p99)", rows, missing.Count == 0,
             missing.Count == 0 ? $"verdict: {verdict}" : $"{verdict}: {string.Join("; ", missing)} {StoryTable.NoisyMachine()}")
@@ -76,8 +89,7 @@ public sealed class PoolWaitScenario : IScenario
             Tables = [sideBySide],
             Notes =
             [
-                "client: the load test's latency from each request's intended start; server: `slowest` on the server's trace (its Command activities, arrival at the server to reply); the verdict column is the server trace's",
-                "the client's own trace is not recorded against a TailDb server (the harness records the server), so the pool wait comes from the client's counters, not a PoolWait activity",
+                "client: the load test's latency from each request's intended start, and `slowest` on the client's own trace (the verdict column: its Request activities with PoolWait, Attempt and Retry nested); server: `slowest` on the server's trace (its Command activities, arrival at the server to reply)",
             ],
         };
     }

@@ -10,7 +10,20 @@ namespace TailDb.LoadTest.Scenarios;
 
 /// <summary>One mode's run within a side: what the load test measured and what the analyzer found in its trace.</summary>
 /// <param name="Finding">`slowest` on the run's trace; null with <paramref name="AnalysisProblem"/> when it could not be analyzed.</param>
-public sealed record SideRun(string Side, string Mode, int Run, WorkerResult Result, string? TracePath, TraceFinding? Finding, string? AnalysisProblem);
+public sealed record SideRun(string Side, string Mode, int Run, WorkerResult Result, string? TracePath, TraceFinding? Finding, string? AnalysisProblem)
+{
+    /// <summary>Against a TailDb server: the client worker's trace (<see cref="TracePath"/> is then the server's).</summary>
+    public string? ClientTracePath { get; init; }
+
+    /// <summary>`slowest` on the client's trace: its Request activities, with PoolWait, Attempt and Retry nested.</summary>
+    public TraceFinding? ClientFinding { get; init; }
+
+    /// <summary>Why the client's trace could not be analyzed, when it could not.</summary>
+    public string? ClientAnalysisProblem { get; init; }
+
+    /// <summary>What the side's response times are: the client's trace when there is one (a networked side), else the run's.</summary>
+    public TraceFinding? RequestFinding => ClientTracePath is null ? Finding : ClientFinding;
+}
 
 /// <summary>
 /// Runs a story's sides through the load test's own harness (<see cref="LoadTestHarness"/>, as the
@@ -91,7 +104,21 @@ public sealed class ScenarioRunner : IDisposable
                 _recorded.Add(new ModeTrace(label, path));
             }
 
-            runs.Add(new SideRun(side, entry.Mode, entry.Run, entry.Result!, path, finding, problem));
+            TraceFinding? clientFinding = null;
+            string? clientProblem = null;
+            if (entry.ClientTrace?.Path is { } clientPath)
+            {
+                _progress?.WriteLine($"{_story.Name}: analyzing {label}'s client");
+                clientFinding = TraceFindings.TrySlowest(clientPath, out clientProblem);
+                _recorded.Add(new ModeTrace(label + " client", clientPath));
+            }
+
+            runs.Add(new SideRun(side, entry.Mode, entry.Run, entry.Result!, path, finding, problem)
+            {
+                ClientTracePath = entry.ClientTrace?.Path,
+                ClientFinding = clientFinding,
+                ClientAnalysisProblem = clientProblem,
+            });
         }
 
         return runs;

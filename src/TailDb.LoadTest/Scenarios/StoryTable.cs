@@ -50,7 +50,7 @@ public static class StoryTable
         SideRun middle = MedianRun(runs);
         return new StoryRow(
             side, corrected.Sum(c => c.Count) / corrected.Length, Median(corrected.Select(c => c.P50)), Median(corrected.Select(c => c.P99)),
-            Median(corrected.Select(c => c.P999)), value, figure, middle.Finding?.VerdictKind, Verdict(middle),
+            Median(corrected.Select(c => c.P999)), value, figure, middle.RequestFinding?.VerdictKind, Verdict(middle),
             (middle.Result.ServerGc ?? middle.Result.GcDuringMeasurement).PauseMilliseconds);
     }
 
@@ -62,13 +62,13 @@ public static class StoryTable
         return ordered[(ordered.Count - 1) / 2];
     }
 
-    /// <summary>The verdict short: the cause `slowest` names and its share of the slow set's time.</summary>
+    /// <summary>The verdict short: the cause `slowest` names and its share of the slow set's time (a networked side's: the client's trace's).</summary>
     public static string Verdict(SideRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
-        return run.Finding switch
+        return run.RequestFinding switch
         {
-            null => "not analyzed: " + run.AnalysisProblem,
+            null => "not analyzed: " + (run.ClientTracePath is null ? run.AnalysisProblem : run.ClientAnalysisProblem),
             { VerdictCause: null } => "nothing recorded explains it",
             { } f => $"{f.VerdictCause} {Percent(f.VerdictShare)}",
         };

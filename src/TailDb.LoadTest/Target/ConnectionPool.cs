@@ -2,8 +2,11 @@ using System.Diagnostics;
 using System.Net.Sockets;
 using System.Text;
 using HdrHistogram;
+using TailDb.Diagnostics;
+using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing;
 
 namespace TailDb.LoadTest.Target;
 
@@ -136,15 +139,37 @@ internal sealed class ConnectionPool : IDisposable
     /// </summary>
     public bool Issue(long arrival, in Operation operation)
     {
+        // Traced, the request is an activity from here (its load thread took it) to its reply or give-up.
+        LoadTestEventSource log = LoadTestEventSource.Log;
+        Guid activity = Guid.Empty;
+        if (log.RequestsEnabled())
+        {
+            activity = TailDbEventSource.NewActivityId();
+            log.RequestStart(activity, arrival, (int)operation.Type);
+        }
+
         Interlocked.Increment(ref _outstanding);
-        if (Send(new TargetRequest(arrival, operation.Key, operation.Type, operation.Large, 0), avoid: -1))
+        if (Send(new TargetRequest(arrival, operation.Key, operation.Type, operation.Large, 0, activity), avoid: -1))
         {
             return true;
         }
 
         Interlocked.Decrement(ref _outstanding);
+        if (activity != Guid.Empty)
+        {
+            log.RequestStop(activity, (int)OpKind.Failed, 0);
+        }
+
         return false;
     }
+
+    /// <summary>The value bytes a request moved, as its RequestStop carries them: a GET's reply, a SET's value.</summary>
+    internal int ValueBytes(in TargetRequest request, in Reply reply) => request.Type switch
+    {
+        OperationType.Read => reply.Type == ReplyType.Bulk ? (int)reply.Value : 0,
+        OperationType.Write => request.Large ? _workload.LargeSize : _workload.ValueSize,
+        _ => 0,
+    };
 
     /// <summary>Waits until every request sent so far is answered or has failed; false if that took longer than <paramref name="limit"/>.</summary>
     public bool Drain(TimeSpan limit)
@@ -245,25 +270,37 @@ internal sealed class ConnectionPool : IDisposable
     internal void LostInFlight(in TargetRequest request, long sent, long now)
     {
         Interlocked.Increment(ref _lostInFlight);
-        Retry(request, now, avoid: -1, sent);
+        Retry(request, now, avoid: -1, sent, AttemptOutcome.ConnectionLost);
     }
 
     /// <summary>From <see cref="RespClientConnection.ScanTimeouts"/>: retry after a backoff, or count the request failed.</summary>
     internal void TimedOut(RespClientConnection connection, in TargetRequest request, long sent, long now)
     {
         Interlocked.Increment(ref _timeouts);
-        Retry(request, now, connection.Id, sent);
+        Retry(request, now, connection.Id, sent, AttemptOutcome.TimedOut);
     }
 
-    private void Retry(in TargetRequest request, long now, int avoid, long sent)
+    private void Retry(in TargetRequest request, long now, int avoid, long sent, AttemptOutcome outcome)
     {
+        if (request.Traced)
+        {
+            LoadTestEventSource.Log.AttemptStop(request.Step, request.Attempt, outcome);
+        }
+
         if (request.Attempt < _options.Retries)
         {
             Interlocked.Increment(ref _retried);
             long due = now + (long)(ClientOptions.BackoffBefore(request.Attempt + 1) / 1000.0 * Stopwatch.Frequency);
+            TargetRequest next = request with { Attempt = request.Attempt + 1 };
+            if (next.Traced)
+            {
+                // The retry's activity covers its backoff: the time the request spends because it is retried.
+                next = next with { Step = LoadTestEventSource.Log.RetryStart(next.Activity, next.Attempt) };
+            }
+
             lock (_retryLock)
             {
-                _retries.Enqueue((request with { Attempt = request.Attempt + 1 }, due, avoid));
+                _retries.Enqueue((next, due, avoid));
             }
 
             _retrySignal.Release();
@@ -278,6 +315,11 @@ internal sealed class ConnectionPool : IDisposable
         Interlocked.Increment(ref _failures);
         // A failed request is recorded at the moment it was given up, so it stays in the tail.
         FailureRecorder.Record(OpKind.Failed, (long)((now - request.Arrival) * NanosecondsPerTick), (long)((now - sent) * NanosecondsPerTick));
+        if (request.Traced)
+        {
+            LoadTestEventSource.Log.RequestStop(request.Activity, (int)OpKind.Failed, 0);
+        }
+
         Finished();
     }
 
@@ -289,7 +331,7 @@ internal sealed class ConnectionPool : IDisposable
             : default;
         while (true)
         {
-            RespClientConnection? connection = Reserve(avoid);
+            RespClientConnection? connection = Reserve(request, avoid);
             if (connection is null)
             {
                 return false;
@@ -302,7 +344,7 @@ internal sealed class ConnectionPool : IDisposable
         }
     }
 
-    private RespClientConnection? Reserve(int avoid)
+    private RespClientConnection? Reserve(in TargetRequest request, int avoid)
     {
         if (TryReserveAny(avoid) is { } free)
         {
@@ -310,6 +352,19 @@ internal sealed class ConnectionPool : IDisposable
         }
 
         Interlocked.Increment(ref _poolWaits);
+        if (!request.Traced)
+        {
+            return WaitForSlot();
+        }
+
+        Guid wait = LoadTestEventSource.Log.PoolWaitStart(request.Activity, request.Attempt);
+        RespClientConnection? connection = WaitForSlot();
+        LoadTestEventSource.Log.PoolWaitStop(wait, connection?.Id ?? -1);
+        return connection;
+    }
+
+    private RespClientConnection? WaitForSlot()
+    {
         lock (_wait)
         {
             Interlocked.Increment(ref _waiters);
@@ -450,6 +505,11 @@ internal sealed class ConnectionPool : IDisposable
             PreciseWait.Until(item.Due);
             if (!Send(item.Request, item.Avoid))
             {
+                if (item.Request.Traced)
+                {
+                    LoadTestEventSource.Log.AttemptStop(item.Request.Step, item.Request.Attempt, AttemptOutcome.NotSent);
+                }
+
                 Fail(item.Request, Stopwatch.GetTimestamp(), Stopwatch.GetTimestamp());
             }
         }

@@ -5,11 +5,17 @@ using HdrHistogram;
 using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing;
 
 namespace TailDb.LoadTest.Target;
 
 /// <summary>One request on its way: the schedule's arrival, what to send, which attempt this is.</summary>
-internal readonly record struct TargetRequest(long Arrival, int Key, OperationType Type, bool Large, int Attempt);
+/// <param name="Activity">The request's activity id when it is traced (<see cref="LoadTestEventSource"/>), else empty.</param>
+/// <param name="Step">The id of its current Attempt or Retry activity (traced requests only).</param>
+internal readonly record struct TargetRequest(long Arrival, int Key, OperationType Type, bool Large, int Attempt, Guid Activity = default, Guid Step = default)
+{
+    public bool Traced => Activity != Guid.Empty;
+}
 
 /// <summary>
 /// One pooled connection: a blocking socket, a send buffer and a ring of the requests in flight,
@@ -109,7 +115,11 @@ internal sealed class RespClientConnection : IDisposable
             };
             long tail = _tail;
             ref Slot slot = ref _ring[tail & _mask];
-            slot.Request = request;
+            // A traced first send starts its Attempt here, once the connection is known; a retry's
+            // Retry activity began when the attempt before it was given up.
+            slot.Request = request.Traced && request.Attempt == 0
+                ? request with { Step = LoadTestEventSource.Log.AttemptStart(request.Activity, Id) }
+                : request;
             slot.Sent = Stopwatch.GetTimestamp();
             slot.State = Pending;
             Volatile.Write(ref _tail, tail + 1);
@@ -276,6 +286,12 @@ internal sealed class RespClientConnection : IDisposable
             if (LoadTestEventSource.Log.RequestsEnabled())
             {
                 LoadTestEventSource.Log.ReplyReceived(request.Arrival, Id, (int)kind);
+            }
+
+            if (request.Traced)
+            {
+                LoadTestEventSource.Log.AttemptStop(request.Step, request.Attempt, AttemptOutcome.Answered);
+                LoadTestEventSource.Log.RequestStop(request.Activity, (int)kind, _pool.ValueBytes(request, reply));
             }
 
             _pool.Finished();

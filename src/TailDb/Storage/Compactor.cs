@@ -76,7 +76,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         var log = TailDbEventSource.Log;
-        Guid compaction = log.StorageEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
+        Guid compaction = log.CompactionEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
 
         int id = inputs.Max(s => s.Id);
         int generation = inputs.Max(s => s.Generation) + 1;
@@ -137,7 +137,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         UpkeepThread.Run(_priority, "TailDb compaction delete", () => DeleteInputs(inputs), out _);
-        if (compaction != Guid.Empty && log.StorageEnabled())
+        if (compaction != Guid.Empty && log.CompactionEnabled())
         {
             log.EndCompaction(compaction, live, before - after);
         }

@@ -1,6 +1,7 @@
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Tests.Recording;
 
 namespace TailDb.Analyzer.Tests.Computers;

@@ -3,6 +3,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Commands;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Export;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Recording;
 

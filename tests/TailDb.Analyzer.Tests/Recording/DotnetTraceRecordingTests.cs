@@ -2,6 +2,7 @@ using System.Globalization;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Traces;
 using Xunit.Abstractions;

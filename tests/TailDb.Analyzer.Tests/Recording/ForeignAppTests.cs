@@ -3,6 +3,7 @@ using System.Globalization;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using Xunit.Abstractions;
 

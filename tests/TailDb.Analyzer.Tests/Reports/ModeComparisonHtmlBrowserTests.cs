@@ -3,6 +3,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Comparison;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Tests.Recording;
 
 namespace TailDb.Analyzer.Tests.Reports;

@@ -4,6 +4,7 @@ using System.Text.RegularExpressions;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Tests.Recording;
 
 namespace TailDb.Analyzer.Tests.Reports;

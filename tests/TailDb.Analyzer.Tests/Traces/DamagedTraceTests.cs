@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Recording;

@@ -2,6 +2,7 @@ using System.Buffers.Binary;
 using System.Text;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Tests.Recording;

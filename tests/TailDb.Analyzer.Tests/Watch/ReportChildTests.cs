@@ -1,4 +1,5 @@
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Tests.Recording;
 using TailDb.Analyzer.Watch;
 

@@ -4,6 +4,7 @@ using Microsoft.Diagnostics.Tracing.Parsers;
 using Microsoft.Diagnostics.Tracing.Parsers.Clr;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Watch;
 

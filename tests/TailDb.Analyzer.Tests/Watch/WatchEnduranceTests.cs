@@ -1,5 +1,6 @@
 using System.Globalization;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Watch;
 
 namespace TailDb.Analyzer.Tests.Watch;

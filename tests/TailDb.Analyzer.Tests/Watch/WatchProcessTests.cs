@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Watch;
 using TailDb.GcModes;
 using TailDb.TestSupport.Processes;
@@ -58,7 +59,7 @@ public sealed class WatchProcessTests
         Assert.Contains(watch.Lines.All, l => l.StartsWith("watch ended (stopped)", StringComparison.Ordinal));
         Assert.Contains(watch.Lines.All, l => l.StartsWith("watch process peak memory", StringComparison.Ordinal));
         Assert.Empty(Directory.GetFiles(captures, "*.partial"));
-        WatchCaptureTests.AssertSlowestReads(capture, TailDb.Analyzer.Computers.RequestSelection.TailDb);
+        WatchCaptureTests.AssertSlowestReads(capture, RequestSelection.TailDb);
         Directory.Delete(captures, recursive: true);
     }
 

@@ -4,6 +4,7 @@ using Microsoft.Diagnostics.Tracing.Etlx;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Benchmarks.Configuration;
 using TailDb.Benchmarks.Fixtures;

@@ -3,6 +3,7 @@ using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Reporting;

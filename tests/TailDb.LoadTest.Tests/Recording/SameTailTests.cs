@@ -2,6 +2,7 @@ using System.Text.Json;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
+using TailDb.Analyzer.Sources;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Tests.Harness;

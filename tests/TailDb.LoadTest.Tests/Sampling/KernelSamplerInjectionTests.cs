@@ -2,6 +2,7 @@ using System.Diagnostics;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Stacks;
 using TailDb.Analyzer.Traces;
 using TailDb.LoadTest.Injections;

@@ -13,6 +13,7 @@ public sealed class PoolWaitScenarioTests(ITestOutputHelper output)
     /// direction (the small pool's p99 above the fitting pool's) is the scenario's `shown` line, not
     /// asserted: on a loaded 2-core machine eight connections' reader threads stall as often as one
     /// connection queues (a run at load 34: 474 pool waits with one connection, 761 with eight).
+    /// The small pool's verdict column is `slowest` on the client's own trace.
     /// </summary>
     [Fact]
     public async Task With_a_pool_too_small_the_client_waits_for_connections_in_a_queue_the_servers_latency_never_shows()
@@ -25,6 +26,8 @@ public sealed class PoolWaitScenarioTests(ITestOutputHelper output)
         Assert.True(queueP99 > serverP99, $"small pool: client queue p99 {queueP99} ms, server p99 {serverP99} ms");
         Assert.True(clientP99 > serverP99, $"small pool: client p99 {clientP99} ms, server p99 {serverP99} ms");
         Assert.Contains("the client's connection pool", outcome.Finding, StringComparison.Ordinal);
+        // The client's own trace: its slowest requests' verdict names the PoolWait activity nested in them.
+        Assert.StartsWith("PoolWait", outcome.Rows[0].Verdict, StringComparison.Ordinal);
     }
 
     private static double Cell(string[] header, string[] row, string column) =>

@@ -1,5 +1,4 @@
 using Microsoft.Diagnostics.Tracing;
-using TailDb.Analyzer.Computers;
 
 namespace TailDb.Analyzer.Sources.Etw;
 

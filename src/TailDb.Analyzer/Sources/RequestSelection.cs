@@ -1,6 +1,7 @@
+using TailDb.Analyzer.Sources.Etw;
 using TailDb.Tracing;
 
-namespace TailDb.Analyzer.Computers;
+namespace TailDb.Analyzer.Sources;
 
 /// <summary>Which EventSource Start/Stop activities count as requests.</summary>
 /// <param name="ArrivalField">The Start payload field that holds a request's arrival as a Stopwatch
@@ -12,12 +13,12 @@ internal sealed record RequestSelection(string Provider, IReadOnlyList<string> A
 
     /// <summary>
     /// What the user gets without --provider/--activity: the load test's Request activity in a load
-    /// test's trace, TailDb's Get/Put/Delete otherwise (<see cref="RequestSources"/> decides).
+    /// test's trace, TailDb's Get/Put/Delete otherwise (Computers' RequestSources decides).
     /// </summary>
     public static RequestSelection Default { get; } = TailDb with { Auto = true };
 
     /// <summary>In a machine-wide ETW trace, whose requests (--pid/--process); a .nettrace holds one process.</summary>
-    public Sources.Etw.ProcessChoice Process { get; init; } = Sources.Etw.ProcessChoice.Default;
+    public ProcessChoice Process { get; init; } = ProcessChoice.Default;
 
     /// <summary>True when the trace decides between <see cref="LoadTest"/> and <see cref="TailDb"/>.</summary>
     public bool Auto { get; init; }

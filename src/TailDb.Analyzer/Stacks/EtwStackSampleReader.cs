@@ -2,9 +2,9 @@ using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Parsers;
 using Microsoft.Diagnostics.Tracing.Parsers.Clr;
 using Microsoft.Diagnostics.Tracing.Parsers.Kernel;
-using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Sources.Etw;
 
-namespace TailDb.Analyzer.Sources.Etw;
+namespace TailDb.Analyzer.Stacks;
 
 /// <summary>
 /// The kernel's CPU samples of one process of an ETW trace (`PerfInfo/Sample`, every processor at

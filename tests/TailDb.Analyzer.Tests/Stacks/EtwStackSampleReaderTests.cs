@@ -1,7 +1,9 @@
 using TailDb.Analyzer.Sources.Etw;
+using TailDb.Analyzer.Stacks;
+using TailDb.Analyzer.Tests.Sources.Etw;
 using Xunit.Abstractions;
 
-namespace TailDb.Analyzer.Tests.Sources.Etw;
+namespace TailDb.Analyzer.Tests.Stacks;
 
 /// <summary>Kernel CPU samples of one process of a real PerfView trace, with their stacks resolved.</summary>
 public sealed class EtwStackSampleReaderTests(ITestOutputHelper output)
