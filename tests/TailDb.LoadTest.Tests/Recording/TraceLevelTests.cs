@@ -7,6 +7,7 @@ using Microsoft.Diagnostics.Tracing.Etlx;
 using TailDb.Analyzer;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Sources;
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Tests.Harness;
 using TailDb.Tracing;
