@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# What tracing costs a served request (issue 12): redis-benchmark against one TailDb server,
-# untraced and traced alternated in each round (the order flips every round), where "traced" is
-# `TailDb.Analyzer record --pid` attached with the recording the docs use for a server (the load
-# test's providers, TailDb-Server added, no CPU samples). Prints requests/s per run and the
-# traced/untraced ratio per test (median over rounds).
+# What tracing costs a served request (issues 12 and 25): redis-benchmark against one TailDb
+# server, untraced and traced at each --trace-level (requests: the server's Command events and the
+# store's upkeep; store: the store's Get/Put/FileRead/Fsync nested in them too), the variants
+# rotated round by round (round 1: untraced, requests, store; round 2: requests, store, untraced;
+# ...). "Traced" is `TailDb.Analyzer record --pid` attached with the recording the docs use for a
+# server (the load test's providers, TailDb-Server added, no TplEventSource, no per-event stacks;
+# no CPU samples unless --sampler says). Prints requests/s per run with the load average before
+# it, and per test and level the traced/untraced ratio (within a round; median, min-max over
+# rounds) against the goal (>= 0.8). Take it on a quiet machine.
 #
-#   bash scripts/server-traced-cost.sh [--rounds N] [--n N] [--pipeline P] [--out DIR]
+#   bash scripts/server-traced-cost.sh [--rounds N] [--n N] [--pipeline P] [--levels requests,store] [--sampler off|perf|eventpipe] [--out DIR]
+#
+# A short check that it runs (numbers meaningless): bash scripts/server-traced-cost.sh --rounds 1 --n 20000
 #
 # Needs: the .NET SDK and redis-tools (installed with apt when absent).
 set -euo pipefail
@@ -13,19 +19,27 @@ cd "$(dirname "$0")/.."
 rounds=3
 n=200000
 pipeline=1
+levels=requests,store
+sampler=off
 out=artifacts/server-traced-cost
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --n) n=$2; shift 2 ;;
     --pipeline) pipeline=$2; shift 2 ;;
+    --levels) levels=$2; shift 2 ;;
+    --sampler) sampler=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ && "$n" =~ ^[1-9][0-9]*$ && "$pipeline" =~ ^[1-9][0-9]*$ ]] || { echo "--rounds, --n and --pipeline take positive integers" >&2; exit 2; }
 mkdir -p "$out"
-rm -f "$out"/*.csv "$out"/*.nettrace "$out"/*.log
+[[ "$levels" =~ ^(requests|store)(,(requests|store))*$ ]] || { echo "--levels takes requests, store or both, comma-separated" >&2; exit 2; }
+[[ "$sampler" =~ ^(off|perf|eventpipe)$ ]] || { echo "--sampler takes off, perf or eventpipe" >&2; exit 2; }
+IFS=, read -r -a traced_levels <<< "$levels"
+variants=(untraced "${traced_levels[@]}")
+rm -f "$out"/*.csv "$out"/*.nettrace "$out"/*.log "$out"/*.load "$out"/*.perf.gz
 
 if ! command -v redis-benchmark >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
@@ -64,45 +78,65 @@ bench() { # $1: file for the csv
 # Warm the server (JIT, keys) before the first measured run.
 redis-benchmark -p "$port" -c 50 -d 256 -r 100000 -n "$n" -P "$pipeline" -t set,get -q > /dev/null
 
-traced() { # $1: round
-  local trace="$out/round$1.nettrace" log="$out/record$1.log"
-  dotnet "$analyzer_dll" record --pid "$server_pid" --no-samples --provider TailDb-Server -o "$trace" > "$log" 2>&1 &
+traced() { # $1: round, $2: level
+  local trace="$out/$2$1.nettrace" log="$out/record-$2$1.log"
+  dotnet "$analyzer_dll" record --pid "$server_pid" --sampler "$sampler" --trace-level "$2" --provider TailDb-Server -o "$trace" > "$log" 2>&1 &
   recorder_pid=$!
   for _ in $(seq 1 300); do
     grep -q "^recording process" "$log" && break
     sleep 0.1
   done
   grep -q "^recording process" "$log" || { echo "the recorder did not start: $(cat "$log")" >&2; exit 1; }
-  bench "$out/traced$1.csv"
+  bench "$out/$2$1.csv"
   kill -TERM "$recorder_pid"  # SIGINT would be ignored: a background job of a script inherits SIGINT ignored
   wait "$recorder_pid" || true
   recorder_pid=""
 }
 
+echo "start $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; -P $pipeline, -n $n, levels $levels, sampler $sampler"
+count=${#variants[@]}
 for r in $(seq 1 "$rounds"); do
-  if [ $((r % 2)) -eq 1 ]; then
-    bench "$out/untraced$r.csv"; traced "$r"
-  else
-    traced "$r"; bench "$out/untraced$r.csv"
-  fi
-  echo "round $r done (load $(cut -d' ' -f1 /proc/loadavg))"
+  for k in $(seq 0 $((count - 1))); do
+    variant=${variants[$(( (k + r - 1) % count ))]}
+    cut -d' ' -f1-3 /proc/loadavg > "$out/$variant$r.load"
+    if [ "$variant" = untraced ]; then bench "$out/untraced$r.csv"; else traced "$r" "$variant"; fi
+    echo "round $r: $variant done (load average before: $(cat "$out/$variant$r.load"))"
+  done
 done
+echo "end $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$out" "$rounds" "$pipeline" <<'EOF'
+python3 - "$out" "$rounds" "$pipeline" "$levels" <<'EOF'
 import csv, statistics, sys
-out, rounds, pipeline = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, rounds, pipeline, levels = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(",")
+goal = 0.8
 def rps(path):
     with open(path) as f:
         return {row[0]: float(row[1]) for row in csv.reader(f) if row and row[0] != "test"}
-print(f"| round | test | untraced req/s | traced req/s | traced/untraced |")
-print("|---|---|---|---|---|")
-ratios = {}
+print()
+print("| round | test | variant | load average before | req/s | traced/untraced (this round) |")
+print("|---|---|---|---|---|---|")
+ratios, tput = {}, {}
 for r in range(1, rounds + 1):
-    u, t = rps(f"{out}/untraced{r}.csv"), rps(f"{out}/traced{r}.csv")
-    for test in u:
-        ratio = t[test] / u[test]
-        ratios.setdefault(test, []).append(ratio)
-        print(f"| {r} | {test} | {u[test]:,.0f} | {t[test]:,.0f} | {ratio:.3f} |")
-for test, values in ratios.items():
-    print(f"{test} -P {pipeline}: traced/untraced median {statistics.median(values):.3f} over {len(values)} rounds (goal >= 0.95)")
+    u = rps(f"{out}/untraced{r}.csv")
+    for variant in ["untraced"] + levels:
+        t = rps(f"{out}/{variant}{r}.csv")
+        load = open(f"{out}/{variant}{r}.load").read().strip()
+        for test in u:
+            tput.setdefault((test, variant), []).append(t[test])
+            ratio = ""
+            if variant != "untraced":
+                ratios.setdefault((test, variant), []).append(t[test] / u[test])
+                ratio = f"{t[test] / u[test]:.3f}"
+            print(f"| {r} | {test} | {variant} | {load} | {t[test]:,.0f} | {ratio} |")
+print()
+print(f"| test (-P {pipeline}) | variant | req/s median (min-max) | traced/untraced median (min-max) | goal |")
+print("|---|---|---|---|---|")
+for (test, variant), values in tput.items():
+    cells = f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
+    if variant == "untraced":
+        print(f"| {test} | untraced | {cells} | | |")
+        continue
+    q = ratios[(test, variant)]
+    m = statistics.median(q)
+    print(f"| {test} | {variant} | {cells} | {m:.3f} ({min(q):.3f}-{max(q):.3f}) | >= {goal} {'met' if m >= goal else 'missed'} |")
 EOF

@@ -6,6 +6,7 @@ using TailDb.LoadTest.Commands;
 
 RootCommand root = RunCommand.Create();
 root.Subcommands.Add(WorkerCommand.Create());
+root.Subcommands.Add(FanOutClientCommand.Create());
 root.Subcommands.Add(CrashTestCommand.Create());
 root.Subcommands.Add(CrashChildCommand.Create());
 root.Subcommands.Add(CpuHogCommand.Create());

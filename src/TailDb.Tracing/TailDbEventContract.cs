@@ -86,5 +86,7 @@ public static class TailDbEventContract
         public const long Storage = 0x2;
         /// <summary>Cache eviction.</summary>
         public const long Cache = 0x4;
+        /// <summary>Compaction and cache eviction (each also under Storage or Cache): what a recording of requests only keeps of the store.</summary>
+        public const long Upkeep = 0x8;
     }
 }

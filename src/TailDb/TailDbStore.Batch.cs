@@ -49,18 +49,19 @@ public sealed partial class TailDbStore
         int bytes = EncodedSize(puts, statuses);
         byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
+        int[] hashes = ArrayPool<int>.Shared.Rent(puts.Length);
         byte[]?[] slots = ArrayPool<byte[]?>.Shared.Rent(puts.Length);
         Guid[]? requests = TailDbEventSource.Log.RequestsEnabled() ? new Guid[puts.Length] : null;
         long started = _telemetry.StartTimestamp();
         try
         {
-            Encode(puts, statuses, buffer, ends, slots, requests);
+            Encode(puts, statuses, buffer, ends, hashes, slots, requests);
             long sequence;
             int written;
             lock (_writer.WriteLock)
             {
                 ThrowIfDisposed();
-                written = AppendBatchLocked(puts, statuses, buffer, ends, slots, out sequence);
+                written = AppendBatchLocked(puts, statuses, buffer, ends, hashes, slots, out sequence);
             }
 
             if (written > 0)
@@ -78,6 +79,7 @@ public sealed partial class TailDbStore
         {
             ArrayPool<byte>.Shared.Return(buffer);
             ArrayPool<int>.Shared.Return(ends);
+            ArrayPool<int>.Shared.Return(hashes);
             Array.Clear(slots, 0, puts.Length);
             ArrayPool<byte[]?>.Shared.Return(slots);
         }
@@ -102,9 +104,11 @@ public sealed partial class TailDbStore
 
     /// <summary>
     /// Outside the lock: every valid put's record end to end in <paramref name="buffer"/> (put i
-    /// ends at ends[i]; a skipped put takes no bytes), its cache slot, and its Start event.
+    /// ends at ends[i]; a skipped put takes no bytes), its key's hash in the key directory (the
+    /// seed is fixed once the store is open, so it need not be computed under the lock), its
+    /// cache slot, and its Start event.
     /// </summary>
-    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, byte[]?[] slots, Guid[]? requests)
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, byte[]?[] slots, Guid[]? requests)
     {
         int at = 0;
         Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
@@ -116,6 +120,7 @@ public sealed partial class TailDbStore
                 ReadOnlySpan<byte> key = puts[i].Key.Span;
                 ReadOnlySpan<byte> value = puts[i].Value.Span;
                 at += RecordFormat.Write(buffer.AsSpan(at), key, value, tombstone: false);
+                hashes[i] = _keyDir.Hash(key);
                 if (CachesWrite(key.Length, value.Length))
                 {
                     slots[i] = ValueCache.CreateSlot(value);
@@ -133,7 +138,7 @@ public sealed partial class TailDbStore
     }
 
     /// <summary>Appends the batch's runs and indexes them, in order; returns the bytes written.</summary>
-    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, byte[]?[] slots, out long sequence)
+    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, byte[]?[] slots, out long sequence)
     {
         int written = 0;
         int i = 0;
@@ -145,7 +150,7 @@ public sealed partial class TailDbStore
                 continue;
             }
 
-            if (!ConditionHolds(puts[i]))
+            if (!ConditionHolds(puts[i], hashes[i]))
             {
                 statuses[i] = PutStatus.ConditionNotMet;
                 i++;
@@ -177,8 +182,12 @@ public sealed partial class TailDbStore
             for (int k = i; k < j; k++)
             {
                 int recordStart = k == 0 ? 0 : ends[k - 1];
-                Index(puts[k], new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length), slots[k]);
+                var location = new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length);
+                _keyDir.Set(puts[k].Key.Span, hashes[k], location, out RecordLocation previous);
+                _writer.Segments.Supersede(previous);
             }
+
+            UpdateCacheRun(puts[i..j], slots.AsSpan(i, j - i));
 
             written += ends[j - 1] - start;
             i = j;
@@ -188,15 +197,32 @@ public sealed partial class TailDbStore
         return written;
     }
 
-    private bool ConditionHolds(in BatchPut put) =>
-        put.Condition == PutCondition.Always || _keyDir.TryGet(put.Key.Span, out _) == (put.Condition == PutCondition.IfPresent);
+    private bool ConditionHolds(in BatchPut put, int hash) =>
+        put.Condition == PutCondition.Always || _keyDir.TryGet(put.Key.Span, hash, out _) == (put.Condition == PutCondition.IfPresent);
 
-    /// <summary>As <see cref="Append"/> does for one put: key directory, cache, and the superseded record's dead bytes.</summary>
-    private void Index(in BatchPut put, RecordLocation location, byte[]? slot)
+    /// <summary>
+    /// Under the writer lock, after the run's key directory changes: what each put leaves in the
+    /// cache, in order. With <see cref="CacheWrites.Update"/> the fence that orders a key's
+    /// directory change before its slot's state is read is issued once for the run, not per put:
+    /// each key's change still precedes the fence, and the fence its slot's update.
+    /// </summary>
+    private void UpdateCacheRun(ReadOnlySpan<BatchPut> run, ReadOnlySpan<byte[]?> slots)
     {
-        _keyDir.Set(put.Key.Span, location, out RecordLocation previous);
-        UpdateCache(put.Key.Span, put.Value.Span, slot);
-        _writer.Segments.Supersede(previous);
+        if (_options.CacheWrites == CacheWrites.Update && _cache.Enabled)
+        {
+            Interlocked.MemoryBarrier();
+            foreach (BatchPut put in run)
+            {
+                _cache.UpdateAfterFence(put.Key.Span, put.Value.Span);
+            }
+
+            return;
+        }
+
+        for (int k = 0; k < run.Length; k++)
+        {
+            UpdateCache(run[k].Key.Span, run[k].Value.Span, slots[k]);
+        }
     }
 
     private static void MarkFaulted(Span<PutStatus> statuses)

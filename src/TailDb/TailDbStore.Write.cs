@@ -118,11 +118,13 @@ public sealed partial class TailDbStore
             RecordFormat.Write(record, key, value, tombstone);
             // Copy outside the lock: the cache keeps its own array of the value.
             byte[]? cached = !tombstone && CachesWrite(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
+            // The key directory's seed is fixed once the store is open: hash before the lock, not under it.
+            int hash = _keyDir.Hash(key);
             long sequence;
             lock (_writer.WriteLock)
             {
                 ThrowIfDisposed();
-                if (tombstone && !_keyDir.TryGet(key, out _))
+                if (tombstone && !_keyDir.TryGet(key, hash, out _))
                 {
                     bytes = 0;
                     return 0;
@@ -138,7 +140,7 @@ public sealed partial class TailDbStore
                 }
                 else
                 {
-                    _keyDir.Set(key, location, out previous);
+                    _keyDir.Set(key, hash, location, out previous);
                     UpdateCache(key, value, cached);
                 }
 

@@ -2,6 +2,8 @@ using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Traces;
 using TailDb.Cli;
 
+using TailDb.Tracing;
+
 namespace TailDb.Analyzer.Attribution;
 
 /// <summary>Exact request latencies per activity, for the requests in scope, and the figures every report starts with.</summary>
@@ -122,7 +124,7 @@ internal sealed class Population
         var pairing = set.Requests.Pairing switch
         {
             PairingMode.ActivityId => "ActivityID",
-            PairingMode.Thread => "thread (the Start/Stop events carry no ActivityID, as for requests served on one thread such as the load test's; async requests that hop threads need TplEventSource keyword 0x80 on)",
+            PairingMode.Thread => "thread (the Start/Stop events carry no ActivityID: their source sets none and TplEventSource keyword 0x80 was off; async requests that hop threads need one or the other)",
             PairingMode.Mixed => $"ActivityID, and thread for {Counted.Of(set.Requests.PairedByThread, "request")} whose ActivityIDs were empty",
             _ => "none",
         };
@@ -159,6 +161,24 @@ internal sealed class Population
             : $"; the trace's Start/Stop activities (any process): {string.Join(", ", all.Take(12))}{(all.Count > 12 ? $", and {all.Count - 12} more" : "")}";
     }
 
+    /// <summary>
+    /// What a trace of a load test's or server's requests without the store's events (recorded at
+    /// --trace-level requests) cannot name; null when the store's events are there or the requests are the store's.
+    /// </summary>
+    public static string? StoreEventsMissing(ComputerSet set)
+    {
+        ArgumentNullException.ThrowIfNull(set);
+        var provider = set.Requests.Selection.Provider;
+        if (set.StoreEvents.Recorded || set.Requests.Requests.Count == 0 || string.Equals(provider, TailDbEventContract.ProviderName, StringComparison.OrdinalIgnoreCase))
+        {
+            return null;
+        }
+
+        return "No store events in this trace (recorded at --trace-level requests): the store's Get/Put/Delete and the FileRead and Fsync inside them are not in it, " +
+            "so time inside the store is not split into its file reads and fsyncs and --provider TailDb finds no requests; CPU samples (and perf's disk and sleep lines) " +
+            "still show where it went. Record with --trace-level store to name them (docs/sampling.md, \"Trace levels\").";
+    }
+
     public static List<string> CommonNotes(TraceFacts facts, ComputerSet set)
     {
         ArgumentNullException.ThrowIfNull(facts);
@@ -190,6 +210,11 @@ internal sealed class Population
         }
 
         notes.AddRange(set.Requests.PayloadMismatches());
+
+        if (StoreEventsMissing(set) is { } missing)
+        {
+            notes.Add(missing);
+        }
 
         if (set.Gc.GcsByGeneration[0] + set.Gc.GcsByGeneration[1] + set.Gc.GcsByGeneration[2] == 0 && set.Suspensions.Windows.Count == 0)
         {

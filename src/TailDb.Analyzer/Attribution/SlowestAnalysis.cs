@@ -8,6 +8,8 @@ using TailDb.Analyzer.Sources.Etw;
 using TailDb.Analyzer.Traces;
 using TailDb.Cli;
 
+using TailDb.Tracing;
+
 namespace TailDb.Analyzer.Attribution;
 
 /// <param name="ThresholdMs">When set, the slow set is every request at least this long; otherwise the slowest <paramref name="Percent"/>.</param>
@@ -48,7 +50,10 @@ internal static class SlowestAnalysis
         {
             throw set.Facts.Lacking(ExitCode.NoRequests,
                 $"{settings.TracePath}: no completed {selection.Provider} requests ({string.Join("/", selection.Activities)}) " +
-                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)} (choose others with --provider/--activity, --phase)");
+                $"in {scope.RangeDescription}; activities seen for that provider: {Population.DescribeActivities(set)}{Population.DescribeTraceActivities(set.Facts)} (choose others with --provider/--activity, --phase)" +
+                (string.Equals(selection.Provider, TailDbEventContract.ProviderName, StringComparison.OrdinalIgnoreCase) && !set.StoreEvents.Recorded
+                    ? "; the trace has none of the store's request events: a trace recorded at --trace-level requests holds only the load test's or server's requests (record with --trace-level store)"
+                    : ""));
         }
 
         if (kind == TraceKind.Etl)
@@ -221,6 +226,8 @@ internal static class SlowestAnalysis
                 Population.Round(tally.SlowTotals[c]), Population.Round(tally.RestTotals[c]), cause.Kind,
                 Population.Round(tally.SlowQueueTotals[c]), cause.IsMeasurement, cause.IsEventBased));
         }
+
+        HolderRows.Lump(rows, tally.SlowTime, tally.RestTime);
 
         // Time causes first, by their share of the slow set's time; ties by name keep the order stable.
         rows.Sort((a, b) =>

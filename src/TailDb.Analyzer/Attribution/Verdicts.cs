@@ -25,7 +25,7 @@ internal static class Verdicts
                 continue;
             }
 
-            if (row.Kind == CauseKind.CpuWait)
+            if (row.Kind is CauseKind.CpuWait or CauseKind.CpuWaitInFault)
             {
                 cpuWaitMs += row.SlowTotal;
             }

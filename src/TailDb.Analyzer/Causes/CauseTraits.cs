@@ -66,6 +66,19 @@ public enum CauseKind
 
     /// <summary>Major page faults (a page read from disk) on the request's thread, counted by the kernel.</summary>
     MajorFaults,
+
+    /// <summary>
+    /// The request's thread left the CPU inside a page fault and slept (reclaim, a page read in)
+    /// until it ran again: the fault's time, as a thread-time view charges time off the CPU to the
+    /// stack the thread left it with.
+    /// </summary>
+    OffCpuInFault,
+
+    /// <summary>
+    /// The request's thread was preempted inside a page fault and waited for a CPU: the fault's time
+    /// (as <see cref="OffCpuInFault"/>), and the machine's too, so the verdict counts it as waiting for a CPU.
+    /// </summary>
+    CpuWaitInFault,
 }
 
 /// <summary>Which part of a request's response time a measurement covers.</summary>

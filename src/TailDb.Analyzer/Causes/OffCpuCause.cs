@@ -27,26 +27,30 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
         var locksByThread = ThreadWindowsCause.ByThread(inputs.Set.Contention.Windows).ToDictionary(t => t.Key, t => t.Value.Order().ToArray());
         var ignored = new List<(double, double)>();
         var outsideStops = new List<(double, double)>();
-        var groups = new Dictionary<string, (double Total, Dictionary<int, List<(double, double)>> Windows)>(StringComparer.Ordinal);
+        var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
         foreach (var thread in scheduler.Threads)
         {
-            foreach (var span in scheduler.SpansOf(thread))
+            foreach (var (span, switchedOut) in CauseInputs.OffCpuSpans(scheduler, thread))
             {
-                if (span.State is not (RunState.Sleeping or RunState.DiskWait))
+                // Asleep inside a page fault (reclaim, a page read in): the fault's time (OffCpuInFaultCause).
+                if (span.State is not (RunState.Sleeping or RunState.DiskWait) || inputs.LeftCpuInFault(thread, switchedOut))
                 {
                     continue;
                 }
 
                 var name = span.State == RunState.DiskWait
                     ? "off CPU in the kernel (uninterruptible: disk I/O, a page read in)"
-                    : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)}";
+                    : span.Holder <= 0 || scheduler.Identify(span.Holder).ProcessId == scheduler.ProcessId
+                        ? $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)}"
+                        // sched_wakeup names the thread on the waking CPU: in an interrupt (a timer's expiry) that is whoever it interrupted.
+                        : $"off CPU, asleep (a wait, lock or timer), woken by {scheduler.DescribeHolder(span.Holder)} or an interrupt on its CPU";
                 if (!groups.TryGetValue(name, out var group))
                 {
-                    group = (0, []);
+                    group = [];
+                    groups.Add(name, group);
                 }
 
-                var windows = Windows.Group(group.Windows, thread);
-                var before = windows.Count;
+                var windows = Windows.Group(group, thread);
                 outsideStops.Clear();
                 Windows.SplitAround(stopped, span.StartMSec, span.StopMSec, outsideStops, ignored);
                 var locks = locksByThread.GetValueOrDefault(thread) ?? [];
@@ -54,19 +58,12 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
                 {
                     Windows.SplitAround(locks, start, stop, windows, ignored);
                 }
-
-                for (var i = before; i < windows.Count; i++)
-                {
-                    group.Total += windows[i].Item2 - windows[i].Item1;
-                }
-
-                groups[name] = group;
             }
         }
 
-        return groups.OrderByDescending(g => g.Value.Total).ThenBy(g => g.Key, StringComparer.Ordinal)
-            .Take(CpuWaitCause.NamedHolders)
-            .Select(g => (ICause)new OffCpuCause(g.Key, g.Value.Windows))
+        // Every waker its own cause; the report names the few that matter to the tail (CauseRows.LumpHolders).
+        return groups.OrderBy(g => g.Key, StringComparer.Ordinal)
+            .Select(g => (ICause)new OffCpuCause(g.Key, g.Value))
             .ToList();
     }
 }

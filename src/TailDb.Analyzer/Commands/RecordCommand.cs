@@ -35,13 +35,20 @@ internal static class RecordCommand
         AllowMultipleArgumentsPerToken = false,
     };
 
-    public sealed record Settings(int? ProcessId, FileInfo Output, double? DurationSeconds, SamplerChoice Sampler, string[] Providers, string[] Command);
+    public static readonly Option<RecordingLevel> Level = CommonOptions.Choice(
+        "--trace-level",
+        "What of TailDb's per-request events to record: store (the store's Get/Put/Delete with FileRead and Fsync nested, inside the server's Command when --provider TailDb-Server; the default, " +
+        "since a process that calls the store directly has no other requests) or requests (the load test's Request or the server's Command only, and the store's upkeep: what slowest needs there).",
+        RecordingLevel.Store,
+        [RecordingLevel.Requests, RecordingLevel.Store]);
+
+    public sealed record Settings(int? ProcessId, FileInfo Output, double? DurationSeconds, SamplerChoice Sampler, string[] Providers, string[] Command, RecordingLevel Level = RecordingLevel.Store);
 
     public static Command Create()
     {
         var command = new Command("record", "Record a trace with the providers TailDb's load test uses.")
         {
-            CommonOptions.ProcessId, Output, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, Providers, CommonOptions.LaunchCommand,
+            CommonOptions.ProcessId, Output, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, Providers, Level, CommonOptions.LaunchCommand,
         };
         command.SetAction((parseResult, cancellationToken) => RunAsync(
             new Settings(
@@ -50,7 +57,8 @@ internal static class RecordCommand
                 parseResult.GetValue(Duration),
                 CommonOptions.ResolveSampler(parseResult),
                 parseResult.GetValue(Providers) ?? [],
-                parseResult.GetValue(CommonOptions.LaunchCommand) ?? []),
+                parseResult.GetValue(CommonOptions.LaunchCommand) ?? [],
+                parseResult.GetValue(Level)),
             Console.Out,
             cancellationToken));
         return command;
@@ -71,8 +79,16 @@ internal static class RecordCommand
         }
 
         var sampler = settings.Sampler;
-        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, settings.Providers, namesFromPerf: sampler.Kind == SamplerKind.Perf));
+        // No per-event stacks: the analyzer reads stacks from the CPU samples only (which keep theirs),
+        // and a stack walk per event was most of what a session cost the traced process per event.
+        var options = new RecordingOptions(
+            RecordingProviders.Create(
+                sampler.Kind == SamplerKind.EventPipe, settings.Providers, RecordingProviders.ActivityIdsFor(settings.Providers),
+                namesFromPerf: sampler.Kind == SamplerKind.Perf, level: settings.Level),
+            EventStacks: false);
         log.WriteLine($"sampler: {sampler.Describe()}");
+        log.WriteLine($"trace level: {(settings.Level == RecordingLevel.Store ? "store" : "requests")}; activity ids: " +
+            (RecordingProviders.ActivityIdsFor(settings.Providers) == ActivityIdSource.Own ? "the sources' own (TplEventSource off)" : "TplEventSource's task flow (keyword 0x80), for the --provider sources"));
         var path = settings.Output.FullName;
         if (settings.ProcessId is { } pid)
         {

@@ -29,6 +29,8 @@ internal sealed class ComputerSet
 
     public UpkeepComputer Upkeep { get; } = new();
 
+    public StoreEventComputer StoreEvents { get; } = new();
+
     public TraceFacts Facts { get; private set; } = null!;
 
     public static ComputerSet Run(string tracePath, RequestSelection selection, bool framingChecked = false, CancellationToken cancellationToken = default)
@@ -36,7 +38,7 @@ internal sealed class ComputerSet
         var kind = TraceFile.Check(tracePath);
         var clock = TraceClock.Read(tracePath, kind);
         var set = new ComputerSet(selection, clock, EventMetadata.Read(tracePath, kind, selection.Provider));
-        set.Facts = TracePass.Run(tracePath, [set.Requests, set.Phases, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions, set.Upkeep],
+        set.Facts = TracePass.Run(tracePath, [set.Requests, set.Phases, set.Gc, set.Suspensions, set.Contention, set.Jit, set.ThreadPool, set.Exceptions, set.Upkeep, set.StoreEvents],
             framingChecked, selection, cancellationToken);
         set.Phases.AddFromFile(tracePath, clock);
         return set;

@@ -18,8 +18,9 @@ public enum RunState : byte
 
 /// <summary>
 /// One stretch of a thread's time in one state. For <see cref="RunState.Runnable"/>,
-/// <see cref="Holder"/> is the thread that had the CPUs most of that time (who it waited behind);
-/// for a sleep, <see cref="Holder"/> is the thread that woke it (0: an interrupt or unknown).
+/// <see cref="Holder"/> is the thread that ran on the CPU it was queued on (who it waited behind; a
+/// wait behind several is several spans); for a sleep, <see cref="Holder"/> is the thread that woke
+/// it (0: an interrupt or unknown).
 /// </summary>
 public readonly record struct ThreadStateSpan(double StartMSec, double StopMSec, RunState State, int Holder);
 

@@ -4,19 +4,25 @@ namespace TailDb.Analyzer.Scheduling;
 /// Pairs context switches into thread states, the one place that runtime-independent fact lives:
 /// a thread switched out with state R was preempted (runnable until it is switched in again); with
 /// S it slept, with D the kernel held it (disk), each until a wake-up makes it runnable, and
-/// runnable until it is switched in. While a thread is runnable, whoever ran on the CPUs is what it
-/// waited behind: the span names the thread that held CPUs longest in it. Feed events in time order.
+/// runnable until it is switched in. A runnable thread waits in one CPU's queue: the CPU it was
+/// preempted on, or the one its wake-up targeted. Whoever ran on that CPU meanwhile is what it
+/// waited behind, so a runnable span is split by that CPU's occupants (a CPU-bound hog pinned
+/// beside it is named for exactly its time, not outvoted by a busier process on the other CPU).
+/// Where that CPU ran nothing (the thread was pulled to another), the thread that held the CPUs
+/// longest is named. Feed events in time order.
 /// </summary>
 public sealed class SchedulerModelBuilder
 {
     private readonly int _processId;
-    private readonly Dictionary<int, List<ThreadStateSpan>> _spans = [];
-    private readonly Dictionary<int, (double Since, RunState State, int Waker)> _open = [];
+    // Each span with the CPU a runnable thread was queued on (-1: not known).
+    private readonly Dictionary<int, List<(ThreadStateSpan Span, int Cpu)>> _spans = [];
+    private readonly Dictionary<int, (double Since, RunState State, int Cpu)> _open = [];
     private readonly Dictionary<int, ThreadIdentity> _threads = [];
 
     // Per CPU: who is on it since when, and the machine-wide run history (for naming who a runnable thread waited behind).
     private readonly Dictionary<int, (int Thread, double Since)> _onCpu = [];
     private readonly List<(double Start, double Stop, int Thread)> _runs = [];
+    private readonly Dictionary<int, List<(double Start, double Stop, int Thread)>> _runsByCpu = [];
     private readonly Dictionary<int, List<double>> _majorFaults = [];
     private long _switches;
     private long _wakeups;
@@ -39,7 +45,7 @@ public sealed class SchedulerModelBuilder
         _switches++;
         if (_onCpu.TryGetValue(cpu, out var on) && on.Thread > 0)
         {
-            _runs.Add((on.Since, timeMSec, on.Thread));
+            Ran(cpu, on.Since, timeMSec, on.Thread);
         }
 
         _onCpu[cpu] = (nextThread, timeMSec);
@@ -58,18 +64,21 @@ public sealed class SchedulerModelBuilder
                 'D' => RunState.DiskWait,
                 _ => RunState.Sleeping,
             };
-            _open[previousThread] = (timeMSec, state, 0);
+            _open[previousThread] = (timeMSec, state, state == RunState.Runnable ? cpu : -1);
         }
 
         if (Traced(nextThread))
         {
             Close(nextThread, timeMSec);
-            _open[nextThread] = (timeMSec, RunState.Running, 0);
+            _open[nextThread] = (timeMSec, RunState.Running, cpu);
         }
     }
 
-    /// <summary>A sleeping thread became runnable; <paramref name="wakerThread"/> is the thread on the CPU that woke it (0: an interrupt).</summary>
-    public void Wakeup(double timeMSec, int thread, int wakerThread)
+    /// <summary>
+    /// A sleeping thread became runnable, queued on <paramref name="targetCpu"/> (-1: not known);
+    /// <paramref name="wakerThread"/> is the thread on the CPU that woke it (0: an interrupt).
+    /// </summary>
+    public void Wakeup(double timeMSec, int thread, int wakerThread, int targetCpu = -1)
     {
         _wakeups++;
         if (!Traced(thread) || !_open.TryGetValue(thread, out var open) || open.State is not (RunState.Sleeping or RunState.DiskWait))
@@ -78,7 +87,7 @@ public sealed class SchedulerModelBuilder
         }
 
         Close(thread, timeMSec, wakerThread);
-        _open[thread] = (timeMSec, RunState.Runnable, 0);
+        _open[thread] = (timeMSec, RunState.Runnable, targetCpu);
     }
 
     /// <summary>A major page fault on <paramref name="thread"/> (of the traced process).</summary>
@@ -101,24 +110,35 @@ public sealed class SchedulerModelBuilder
         {
             if (on.Thread > 0)
             {
-                _runs.Add((on.Since, endMSec, on.Thread));
+                Ran(cpu, on.Since, endMSec, on.Thread);
             }
         }
 
         _runs.Sort();
+        foreach (var runs in _runsByCpu.Values)
+        {
+            runs.Sort();
+        }
+
         var spans = new Dictionary<int, ThreadStateSpan[]>();
+        var split = new List<ThreadStateSpan>();
         foreach (var (thread, list) in _spans)
         {
-            var array = list.ToArray();
-            for (var i = 0; i < array.Length; i++)
+            var array = new List<ThreadStateSpan>(list.Count);
+            foreach (var (span, cpu) in list)
             {
-                if (array[i].State == RunState.Runnable)
+                if (span.State != RunState.Runnable)
                 {
-                    array[i] = array[i] with { Holder = Holder(array[i].StartMSec, array[i].StopMSec, thread) };
+                    array.Add(span);
+                    continue;
                 }
+
+                split.Clear();
+                SplitByOccupants(span, cpu, thread, split);
+                array.AddRange(split);
             }
 
-            spans.Add(thread, array);
+            spans.Add(thread, [.. array]);
         }
 
         foreach (var times in _majorFaults.Values)
@@ -145,7 +165,85 @@ public sealed class SchedulerModelBuilder
             _spans.Add(thread, list);
         }
 
-        list.Add(new ThreadStateSpan(open.Since, timeMSec, open.State, open.State is RunState.Sleeping or RunState.DiskWait ? waker : 0));
+        list.Add((new ThreadStateSpan(open.Since, timeMSec, open.State, open.State is RunState.Sleeping or RunState.DiskWait ? waker : 0), open.Cpu));
+    }
+
+    private void Ran(int cpu, double start, double stop, int thread)
+    {
+        _runs.Add((start, stop, thread));
+        Intervals.Windows.Group(_runsByCpu, cpu).Add((start, stop, thread));
+    }
+
+    /// <summary>
+    /// A runnable span as the occupants of the CPU it was queued on, in order (adjacent pieces with
+    /// one holder merged; stretches that CPU was idle are the kernel's); where that CPU is unknown or
+    /// never ran anyone in the span, the longest holder of any CPU.
+    /// </summary>
+    private void SplitByOccupants(ThreadStateSpan span, int cpu, int waiting, List<ThreadStateSpan> into)
+    {
+        var cursor = span.StartMSec;
+        if (cpu >= 0 && _runsByCpu.TryGetValue(cpu, out var runs))
+        {
+            for (var i = FirstEndingAfter(runs, span.StartMSec); i < runs.Count && runs[i].Start < span.StopMSec; i++)
+            {
+                var (start, stop, thread) = runs[i];
+                if (thread == waiting)
+                {
+                    continue;
+                }
+
+                start = Math.Max(start, span.StartMSec);
+                stop = Math.Min(stop, span.StopMSec);
+                if (start > cursor)
+                {
+                    // Its CPU was idle: the wait was the kernel's (waking the CPU), not another thread's.
+                    Add(into, span with { StartMSec = cursor, StopMSec = start, Holder = 0 });
+                }
+
+                if (stop > start)
+                {
+                    Add(into, span with { StartMSec = start, StopMSec = stop, Holder = thread });
+                    cursor = Math.Max(cursor, stop);
+                }
+            }
+        }
+
+        if (span.StopMSec > cursor)
+        {
+            Add(into, span with { StartMSec = cursor, StopMSec = span.StopMSec, Holder = cpu >= 0 && cursor > span.StartMSec ? 0 : Holder(cursor, span.StopMSec, waiting) });
+        }
+
+        static void Add(List<ThreadStateSpan> into, ThreadStateSpan piece)
+        {
+            if (into.Count > 0 && into[^1].Holder == piece.Holder && into[^1].StopMSec >= piece.StartMSec)
+            {
+                into[^1] = into[^1] with { StopMSec = piece.StopMSec };
+            }
+            else
+            {
+                into.Add(piece);
+            }
+        }
+    }
+
+    /// <summary>The index of the first of one CPU's runs (sorted, disjoint) that stops after <paramref name="time"/>.</summary>
+    private static int FirstEndingAfter(List<(double Start, double Stop, int Thread)> runs, double time)
+    {
+        int lo = 0, hi = runs.Count;
+        while (lo < hi)
+        {
+            var mid = (lo + hi) >>> 1;
+            if (runs[mid].Stop <= time)
+            {
+                lo = mid + 1;
+            }
+            else
+            {
+                hi = mid;
+            }
+        }
+
+        return lo;
     }
 
     /// <summary>The thread (not <paramref name="waiting"/>) that was on the CPUs longest within [from, to); 0 when none.</summary>

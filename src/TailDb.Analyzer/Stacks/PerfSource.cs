@@ -84,7 +84,7 @@ internal sealed class PerfSource
                     scheduler.Switch(time, linuxEvent.CpuNumber, change.PreviousThreadID, change.PreviousState, change.NextThreadID, change.NextCommand);
                     break;
                 case SchedWakeupEvent { Wakeup: { } wakeup }:
-                    scheduler.Wakeup(time, wakeup.ProcessId, linuxEvent.ThreadID);
+                    scheduler.Wakeup(time, wakeup.ProcessId, linuxEvent.ThreadID, wakeup.TargetCpu);
                     break;
                 case CpuEvent when linuxEvent.ProcessID == pid && linuxEvent.EventName.StartsWith("major-faults", StringComparison.Ordinal):
                     scheduler.MajorFault(time, linuxEvent.ThreadID);

@@ -4,6 +4,7 @@ using TailDb.LoadTest.Harness;
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Recording;
 using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Commands;
@@ -86,6 +87,11 @@ public static class RunCommand
     {
         Description = $"--sampler eventpipe: ms between the sample profiler's ticks (each suspends the runtime; sets {SamplerChoice.EventPipeRateVariable}) [default: {SamplerChoice.DefaultEventPipeIntervalMs}]",
     };
+    internal static readonly Option<RecordingLevel> TraceLevelOption = ChoiceOption.Create(
+        "--trace-level", "What --trace/--report record of each request: requests (the load test's or the server's Request/Command Start/Stop and the store's upkeep, what slowest needs) " +
+        "or store (also the store's Get/Put/Delete with their FileRead and Fsync nested; two to four more events a request)",
+        RecordingLevel.Requests, ("requests", RecordingLevel.Requests), ("store", RecordingLevel.Store));
+
     internal static readonly Option<Toggle> EventStacksOption = ChoiceOption.Create(
         "--event-stacks", "Stack of every traced event (off: CPU samples keep theirs; a fraction of the tracing cost)", Toggle.Off, ("off", Toggle.Off), ("on", Toggle.On));
 
@@ -126,7 +132,7 @@ public static class RunCommand
         {
             GcOption, RateOption, DurationOption, WarmupOption, KeysOption, ValueSizeOption, LargeEveryOption, LargeSizeOption,
             ReadRatioOption, DeleteFractionOption, DistributionOption, ZipfThetaOption, CacheFractionOption, ThreadsOption,
-            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, BurstFactorOption, BurstPeriodOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplerOption, PerfHzOption, EventPipeIntervalOption, EventStacksOption, InjectOption, RepeatOption,
+            ApiOption, AppAllocOption, DurabilityOption, SeedOption, CompactEveryOption, UpkeepOption, CompactionRateOption, CompactionPriorityOption, BurstFactorOption, BurstPeriodOption, NoGcBudgetOption, OutOption, TraceOption, ReportOption, SamplerOption, PerfHzOption, EventPipeIntervalOption, TraceLevelOption, EventStacksOption, InjectOption, RepeatOption,
             TargetOption, ConnectionsOption, PipelineOption, TimeoutOption, RetriesOption,
         })
         {
@@ -209,6 +215,7 @@ public static class RunCommand
             ReportDirectory = report,
             Sampler = parseResult.GetValue(SamplerOption),
             SamplerRate = SamplerRate(parseResult),
+            TraceLevel = parseResult.GetValue(TraceLevelOption),
             EventStacks = parseResult.GetValue(EventStacksOption) == Toggle.On,
         };
     }

@@ -10,13 +10,15 @@ namespace TailDb.LoadTest.Diagnostics;
 /// The load test's requests and phases (<see cref="LoadTestEventContract"/>). Activity tracking is
 /// off for these events (<see cref="EventActivityOptions.Disable"/>): with TplEventSource 0x80 on,
 /// EventSource's ActivityTracker would allocate on every Start, and the load test must not make the
-/// garbage whose pauses it measures. In process the analyzer pairs them by thread, which is exact
-/// there: a load thread runs one request at a time, start to stop. A networked request leaves its
-/// load thread at the send and ends on a reader or timeout thread, so the client writes its Request
-/// and the PoolWait, Attempt and Retry nested in it through the [NonEvent] overloads below, each under
-/// an activity id of its own (the store's activity-path ids, <see cref="TailDbEventSource.NewActivityId"/>),
-/// set on the writing thread for that one write and restored at once, nested ones with the request's
-/// id as RelatedActivityId: they pair and nest by id with or without TplEventSource, and nothing allocates.
+/// garbage whose pauses it measures. Every Request carries an activity id of its own instead (the
+/// store's activity-path ids, <see cref="TailDbEventSource.NewActivityId"/>, which PerfView's
+/// StartStopActivityComputer pairs), so it pairs and nests by id with or without TplEventSource and
+/// nothing allocates. In process (<see cref="BeginRequest"/>/<see cref="EndRequest"/>) the id is the
+/// load thread's activity id from the Start to the Stop: the store's Get/Put started inside take it
+/// as their RelatedActivityId and nest in it. A networked request leaves its load thread at the send
+/// and ends on a reader or timeout thread, so the client writes its Request and the PoolWait, Attempt
+/// and Retry nested in it through the [NonEvent] overloads below, each id set on the writing thread
+/// for that one write and restored at once, nested ones with the request's id as RelatedActivityId.
 /// </summary>
 [EventSource(Name = C.ProviderName)]
 public sealed class LoadTestEventSource : EventSource
@@ -41,6 +43,35 @@ public sealed class LoadTestEventSource : EventSource
 
     [Event(C.EventIds.RequestStop, Level = EventLevel.Informational, ActivityOptions = EventActivityOptions.Disable)]
     public void RequestStop(int kind, int valueBytes) => WriteEvent(C.EventIds.RequestStop, kind, valueBytes);
+
+    /// <summary>
+    /// Starts a Request under a new activity id, which stays the calling thread's activity id until
+    /// <see cref="EndRequest"/> (the store's events inside take it as their parent); returns the
+    /// thread's previous id for <see cref="EndRequest"/> to restore. Two activity-id swaps a request,
+    /// no allocation.
+    /// </summary>
+    [NonEvent]
+    public unsafe Guid BeginRequest(long arrivalTimestamp, int kind)
+    {
+        SetCurrentThreadActivityId(TailDbEventSource.NewActivityId(), out Guid previous);
+        EventData* data = stackalloc EventData[2];
+        data[0] = new EventData { DataPointer = (nint)(&arrivalTimestamp), Size = sizeof(long) };
+        data[1] = new EventData { DataPointer = (nint)(&kind), Size = sizeof(int) };
+        // A related id, even an empty one, keeps TPL's ActivityTracker out when another session has 0x80 on.
+        WriteEventWithRelatedActivityIdCore(C.EventIds.RequestStart, &previous, 2, data);
+        return previous;
+    }
+
+    /// <summary>Stops the Request <see cref="BeginRequest"/> started on this thread and restores the thread's previous activity id.</summary>
+    [NonEvent]
+    public unsafe void EndRequest(Guid previous, int kind, int valueBytes)
+    {
+        EventData* data = stackalloc EventData[2];
+        data[0] = new EventData { DataPointer = (nint)(&kind), Size = sizeof(int) };
+        data[1] = new EventData { DataPointer = (nint)(&valueBytes), Size = sizeof(int) };
+        WriteEventCore(C.EventIds.RequestStop, 2, data);
+        SetCurrentThreadActivityId(previous);
+    }
 
     /// <summary>A networked request's bytes went out (its attempt's send); the arrival identifies the request.</summary>
     [Event(C.EventIds.RequestSent, Level = EventLevel.Informational, ActivityOptions = EventActivityOptions.Disable)]

@@ -1,6 +1,7 @@
 using TailDb.LoadTest.Injections;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Recording;
 using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Harness;
@@ -24,6 +25,9 @@ public sealed record HarnessOptions
 
     /// <summary>--perf-hz, or --eventpipe-interval-ms for the EventPipe sampler; null: the sampler's default.</summary>
     public int? SamplerRate { get; init; }
+
+    /// <summary>--trace-level: the load test's (or server's) requests only, what `slowest` needs, or the store's events inside them too.</summary>
+    public RecordingLevel TraceLevel { get; init; } = RecordingLevel.Requests;
 
     /// <summary>Whether the runtime walks the stack of every traced event; the samples keep theirs either way.</summary>
     public bool EventStacks { get; init; }

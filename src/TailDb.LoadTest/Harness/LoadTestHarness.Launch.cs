@@ -54,7 +54,11 @@ public sealed partial class LoadTestHarness
         {
             if (port is not null && tracePath is not null)
             {
-                var recording = new RecordingOptions(RecordingProviders.Create(_sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], namesFromPerf: _sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+                var recording = new RecordingOptions(
+                    RecordingProviders.Create(
+                        _sampler.Kind == SamplerKind.EventPipe, [RecordingProviders.Server], RecordingProviders.ActivityIdsFor([RecordingProviders.Server]),
+                        namesFromPerf: _sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+                    _options.EventStacks);
                 try
                 {
                     recorder = await port.RecordAsync(tracePath, recording, server.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);
@@ -174,7 +178,9 @@ public sealed partial class LoadTestHarness
     private async Task<EventPipeRecorder?> StartRecorderAsync(
         GcMode mode, WorkerProcess worker, DiagnosticPortListener port, string tracePath, SamplerChoice sampler, CancellationToken cancellationToken)
     {
-        var options = new RecordingOptions(RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: sampler.Kind == SamplerKind.Perf), _options.EventStacks);
+        var options = new RecordingOptions(
+            RecordingProviders.Create(sampler.Kind == SamplerKind.EventPipe, activityIds: ActivityIdSource.Own, namesFromPerf: sampler.Kind == SamplerKind.Perf, level: _options.TraceLevel),
+            _options.EventStacks);
         try
         {
             return await port.RecordAsync(tracePath, options, worker.Exited, ConnectTimeout, cancellationToken).ConfigureAwait(false);

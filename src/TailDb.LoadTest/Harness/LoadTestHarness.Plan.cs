@@ -1,6 +1,7 @@
 using TailDb.LoadTest.Reporting;
 using TailDb.LoadTest.Target;
 using TailDb.LoadTest.Workloads;
+using TailDb.Tracing.Recording;
 using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Harness;
@@ -31,6 +32,7 @@ public sealed partial class LoadTestHarness
         {
             _sampler = ResolveSampler();
             _out.WriteLine($"sampler: {_sampler.Describe()}");
+            _out.WriteLine($"trace level: {TraceLevelDescription(_options.TraceLevel)}");
         }
 
         int runs = _options.Repeat;
@@ -114,6 +116,10 @@ public sealed partial class LoadTestHarness
             }
         }
     }
+
+    private static string TraceLevelDescription(RecordingLevel level) => level == RecordingLevel.Requests
+        ? "requests (each request's Start/Stop and the store's upkeep: what slowest needs; --trace-level store adds the store's Get/Put/FileRead/Fsync)"
+        : "store (each request's Start/Stop with the store's Get/Put/Delete, FileRead and Fsync nested in it)";
 
     private static IReadOnlyList<GcMode> ResolveModes(string gc, string? directory)
     {

@@ -11,7 +11,8 @@ namespace TailDb.LoadTest.Harness;
 /// </summary>
 public static class WorkerLaunch
 {
-    public static ProcessStartInfo Create(GcMode mode, string specPath, string? assemblyPath = null)
+    /// <param name="command">The hidden command the child runs: the harness's worker, or the fan-out scenario's client.</param>
+    public static ProcessStartInfo Create(GcMode mode, string specPath, string? assemblyPath = null, string command = WorkerProtocol.CommandName)
     {
         var startInfo = new ProcessStartInfo(DotnetHostPath())
         {
@@ -24,7 +25,7 @@ public static class WorkerLaunch
         startInfo.ArgumentList.Add("--runtimeconfig");
         startInfo.ArgumentList.Add(mode.RuntimeConfigPath);
         startInfo.ArgumentList.Add(assemblyPath ?? typeof(WorkerLaunch).Assembly.Location);
-        startInfo.ArgumentList.Add(WorkerProtocol.CommandName);
+        startInfo.ArgumentList.Add(command);
         startInfo.ArgumentList.Add("--spec");
         startInfo.ArgumentList.Add(specPath);
 

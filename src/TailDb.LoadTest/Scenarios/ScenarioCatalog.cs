@@ -11,6 +11,7 @@ public static class ScenarioCatalog
         new MicroburstsScenario(),
         new BucketsScenario(),
         new PoolWaitScenario(),
+        new FanOutScenario(),
     ];
 
     public static IScenario? Find(string name) => All.FirstOrDefault(s => s.Name.Equals(name, StringComparison.OrdinalIgnoreCase));

@@ -34,6 +34,9 @@ public sealed partial class TailDbServerProcess : IDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>The server's process id (the fan-out scenario's tests stall one shard by it).</summary>
+    public int ProcessId => _process.Id;
+
     /// <summary>Closes the server's standard input, as this process's death would.</summary>
     internal void CloseInput() => _process.StandardInput.Close();
 

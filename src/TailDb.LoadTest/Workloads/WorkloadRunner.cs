@@ -62,41 +62,27 @@ public sealed class WorkloadRunner : IRequestSender
         return new PhaseOutcome(elapsed, Operations, backlog, cancellationToken.IsCancellationRequested);
     }
 
-    /// <summary>One request on load thread <paramref name="thread"/>, measured from its arrival and from its actual start.</summary>
+    /// <summary>
+    /// One request on load thread <paramref name="thread"/>, measured from its arrival and from its
+    /// actual start. Traced, the load test's Request activity encloses the store call: its Start
+    /// carries the request's arrival (on the Stopwatch clock EventPipe uses), and its Stop is written
+    /// just after the latency's end is read, so a trace's response times are the latencies recorded
+    /// here, queue included, give or take one event's cost.
+    /// </summary>
     bool IRequestSender.Send(int thread, in Operation operation, long arrival, long now)
     {
-        bool traced = Start(operation, arrival);
+        var log = LoadTestEventSource.Log;
+        bool traced = log.RequestsEnabled();
+        Guid outer = traced ? log.BeginRequest(arrival, (int)operation.Type) : default;
         OpKind kind = _executors[thread].Execute(operation);
         long done = Stopwatch.GetTimestamp();
-        Stop(traced, kind, _executors[thread].LastValueBytes);
+        if (traced)
+        {
+            log.EndRequest(outer, (int)kind, _executors[thread].LastValueBytes);
+        }
+
         _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));
         _log?.Add(thread, arrival, now, done, _executors[thread].LastEffect);
         return true;
-    }
-
-    /// <summary>
-    /// Opens the load test's Request activity around one store call. Its Start carries the request's
-    /// arrival (its intended start, on the Stopwatch clock EventPipe uses), and its Stop is written
-    /// just after the latency's end is read: so a trace's response times are the latencies recorded
-    /// here, queue included, give or take the cost of writing one event.
-    /// </summary>
-    private static bool Start(in Operation operation, long arrival)
-    {
-        var log = LoadTestEventSource.Log;
-        if (!log.RequestsEnabled())
-        {
-            return false;
-        }
-
-        log.RequestStart(arrival, (int)operation.Type);
-        return true;
-    }
-
-    private static void Stop(bool traced, OpKind kind, int valueBytes)
-    {
-        if (traced)
-        {
-            LoadTestEventSource.Log.RequestStop((int)kind, valueBytes);
-        }
     }
 }

@@ -22,22 +22,32 @@ public static class CommandDispatcher
         bool events = ServerEventSource.Log.CommandsEnabled();
         long replyStart = 0;
         long errors = 0;
+        Guid activity = Guid.Empty;
+        Guid previous = Guid.Empty;
         if (events)
         {
             replyStart = c.Output.UnflushedBytes;
             errors = c.Errors;
             long keyHash = CommandTable.HasKey(kind) && c.Request.Count > 1 ? KeyHash(c.Request.Span(1)) : 0;
-            ServerEventSource.Log.CommandStart((int)kind, keyHash, c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp, CommandTable.Names[(int)kind], c.ClientName);
+            activity = ServerEventSource.Log.BeginCommand(
+                (int)kind, keyHash, c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp, CommandTable.Names[(int)kind], c.ClientName, out previous);
         }
 
         ValueTask run = Run(c, kind);
+        if (events)
+        {
+            // The command's id was the thread's while the store ran inside it (so its events nest);
+            // the thread goes on to other connections' commands, or this one's continues elsewhere.
+            ServerEventSource.Leave(previous);
+        }
+
         if (run.IsCompletedSuccessfully)
         {
-            Complete(c, kind, arrivalTimestamp, events, replyStart, errors);
+            Complete(c, kind, arrivalTimestamp, activity, replyStart, errors);
             return default;
         }
 
-        return CompleteAsync(c, kind, arrivalTimestamp, events, replyStart, errors, run);
+        return CompleteAsync(c, kind, arrivalTimestamp, activity, replyStart, errors, run);
     }
 
     private static ValueTask Run(CommandContext c, CommandKind kind)
@@ -85,7 +95,7 @@ public static class CommandDispatcher
         return default;
     }
 
-    private static async ValueTask CompleteAsync(CommandContext c, CommandKind kind, long arrivalTimestamp, bool events, long replyStart, long errors, ValueTask run)
+    private static async ValueTask CompleteAsync(CommandContext c, CommandKind kind, long arrivalTimestamp, Guid activity, long replyStart, long errors, ValueTask run)
     {
         try
         {
@@ -93,19 +103,20 @@ public static class CommandDispatcher
         }
         finally
         {
-            Complete(c, kind, arrivalTimestamp, events, replyStart, errors);
+            Complete(c, kind, arrivalTimestamp, activity, replyStart, errors);
         }
     }
 
+    /// <param name="activity">The command's event activity id; empty when the Command events are off.</param>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Complete(CommandContext c, CommandKind kind, long arrivalTimestamp, bool events, long replyStart, long errors)
+    private static void Complete(CommandContext c, CommandKind kind, long arrivalTimestamp, Guid activity, long replyStart, long errors)
     {
         c.CountCompleted(kind, arrivalTimestamp);
-        if (events)
+        if (activity != Guid.Empty)
         {
             // A flush inside the command (large replies) makes this an undercount; it is a hint, not a meter.
             int replyBytes = (int)Math.Max(0, c.Output.UnflushedBytes - replyStart);
-            ServerEventSource.Log.CommandStop((int)kind, c.Errors != errors ? 1 : 0, replyBytes);
+            ServerEventSource.Log.EndCommand(activity, (int)kind, c.Errors != errors ? 1 : 0, replyBytes);
         }
     }
 

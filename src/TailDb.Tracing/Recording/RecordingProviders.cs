@@ -40,19 +40,24 @@ public static class RecordingProviders
     /// <param name="samples">Adds the sample profiler. It suspends the runtime on every tick,
     /// which is itself a cause of latency the analyzer reports.</param>
     /// <param name="extraProviders">Further EventSources to enable fully (a user's own, ASP.NET Core's, ...).</param>
-    /// <param name="activityIds">Whether TPL's task-flow activity ids are needed: the store and the
-    /// load test set their own, so a load-test recording leaves TplEventSource off; the server's
-    /// Command activity and other apps' sources (ASP.NET Core's Request) rely on it.</param>
+    /// <param name="activityIds">Whether TPL's task-flow activity ids are needed: the store, the load
+    /// test and the server set their own (<see cref="ActivityIdsFor"/>), so their recordings leave
+    /// TplEventSource off; other apps' sources (ASP.NET Core's Request) rely on it.</param>
+    /// <param name="level">Which of TailDb's per-request events: the outermost request's only, or the store's as well.
+    /// The store's upkeep (compaction, cache eviction) is in both.</param>
     /// <param name="namesFromPerf">perf samples the process and names its JIT code through the runtime's perf map: the
     /// runtime's method and loader events (MethodLoadVerbose for every method jitted, the bulk of a short trace) are then not
     /// needed, and JIT time shows as perf's samples in the JIT compiler. GC, suspension, contention, exception and thread-pool
     /// events stay: they are the causes the windows are measured against.</param>
     public static IReadOnlyList<EventPipeProvider> Create(
-        bool samples, IEnumerable<string>? extraProviders = null, ActivityIdSource activityIds = ActivityIdSource.TaskFlow, bool namesFromPerf = false)
+        bool samples, IEnumerable<string>? extraProviders = null, ActivityIdSource activityIds = ActivityIdSource.TaskFlow, bool namesFromPerf = false,
+        RecordingLevel level = RecordingLevel.Store)
     {
         var providers = new List<EventPipeProvider>
         {
-            new(TailDb, EventLevel.Verbose, -1),
+            level == RecordingLevel.Store
+                ? new(TailDb, EventLevel.Verbose, -1)
+                : new(TailDb, EventLevel.Verbose, TailDbEventContract.Keywords.Upkeep),
             // The load test's Request (with its arrival) and Phase events; nothing when the process has no such source.
             new(LoadTestEventContract.ProviderName, EventLevel.Verbose, -1),
             // Verbose is what makes the runtime emit MethodLoadVerbose (method names for JIT and stacks).
@@ -80,12 +85,27 @@ public static class RecordingProviders
 
         return providers;
     }
+
+    /// <summary>
+    /// What a recording of these further providers needs: TailDb's own sources set their own
+    /// activity ids; anything else (ASP.NET Core's Request, a user's EventSource) gets its ids from
+    /// TplEventSource's task flow.
+    /// </summary>
+    public static ActivityIdSource ActivityIdsFor(IEnumerable<string>? extraProviders) =>
+        (extraProviders ?? []).All(name => string.Equals(name, Server, StringComparison.OrdinalIgnoreCase)
+            || string.Equals(name, TailDb, StringComparison.OrdinalIgnoreCase)
+            || string.Equals(name, LoadTestEventContract.ProviderName, StringComparison.OrdinalIgnoreCase))
+            ? ActivityIdSource.Own
+            : ActivityIdSource.TaskFlow;
 }
 
 /// <summary>Where the recorded Start/Stop events get their activity ids.</summary>
+/// <remarks>TailDb's own sources (the store, the load test's Request, the server's Command) set their
+/// own ids, in EventSource's activity-path format, nested through RelatedActivityId: PerfView pairs
+/// and nests them without TplEventSource, whose activity tracking allocates on every Start.</remarks>
 public enum ActivityIdSource
 {
-    /// <summary>The sources set their own (TailDb, TailDb-LoadTest): TplEventSource stays off.</summary>
+    /// <summary>The sources set their own (TailDb, TailDb-LoadTest, TailDb-Server): TplEventSource stays off.</summary>
     Own,
 
     /// <summary>TplEventSource keyword 0x80 (TasksFlowActivityIds) assigns them: any EventSource's Start/Stop.</summary>

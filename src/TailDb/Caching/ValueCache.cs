@@ -259,6 +259,16 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         // As in Remove: the key directory change is visible before the slot's state is read, so a
         // fill is either seen pending here or sees the new location in its own check.
         Interlocked.MemoryBarrier();
+        UpdateAfterFence(key, value);
+    }
+
+    /// <summary>
+    /// <see cref="Update"/> for a writer that issued the full fence itself after its key directory
+    /// changes: a batch's run changes every key's location, fences once, then updates each key's
+    /// slot in order (per key the order one Update gives, one fence instead of one per put).
+    /// </summary>
+    public void UpdateAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
         if (!_lookup.TryGetValue(key, out byte[]? slot))
         {
             return;

@@ -34,6 +34,11 @@ public sealed class TailDbEventSource : EventSource
         public const EventKeywords Storage = (EventKeywords)0x2;
         /// <summary>Cache eviction.</summary>
         public const EventKeywords Cache = (EventKeywords)0x4;
+        /// <summary>
+        /// Compaction and cache eviction again: the store's background work, a handful of events a
+        /// second, which a recording of requests only (no per-request store events) still wants.
+        /// </summary>
+        public const EventKeywords Upkeep = (EventKeywords)0x8;
     }
 
     /// <summary>
@@ -69,8 +74,13 @@ public sealed class TailDbEventSource : EventSource
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool StorageEnabled() => IsEnabled(EventLevel.Informational, Keywords.Storage);
 
+    /// <summary>Cache eviction's events: under Cache or Upkeep.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public bool CacheEnabled() => IsEnabled(EventLevel.Informational, Keywords.Cache);
+    public bool CacheEnabled() => IsEnabled(EventLevel.Informational, Keywords.Cache | Keywords.Upkeep);
+
+    /// <summary>Compaction's events: under Storage or Upkeep.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool CompactionEnabled() => IsEnabled(EventLevel.Informational, Keywords.Storage | Keywords.Upkeep);
 
     [Event(EventIds.GetStart, Level = EventLevel.Informational, Keywords = Keywords.Requests)]
     public void GetStart(int keyLength, long keyHash) => WriteIntLong(EventIds.GetStart, keyLength, keyHash);
@@ -102,16 +112,16 @@ public sealed class TailDbEventSource : EventSource
     [Event(EventIds.FsyncStop, Level = EventLevel.Informational, Keywords = Keywords.Storage)]
     public void FsyncStop(int batchSize) => WriteEvent(EventIds.FsyncStop, batchSize);
 
-    [Event(EventIds.CompactionStart, Level = EventLevel.Informational, Keywords = Keywords.Storage)]
+    [Event(EventIds.CompactionStart, Level = EventLevel.Informational, Keywords = Keywords.Storage | Keywords.Upkeep)]
     public void CompactionStart(int segments) => WriteEvent(EventIds.CompactionStart, segments);
 
-    [Event(EventIds.CompactionStop, Level = EventLevel.Informational, Keywords = Keywords.Storage)]
+    [Event(EventIds.CompactionStop, Level = EventLevel.Informational, Keywords = Keywords.Storage | Keywords.Upkeep)]
     public void CompactionStop(long liveRecords, long bytesReclaimed) => WriteEvent(EventIds.CompactionStop, liveRecords, bytesReclaimed);
 
-    [Event(EventIds.CacheEvictionStart, Level = EventLevel.Informational, Keywords = Keywords.Cache)]
+    [Event(EventIds.CacheEvictionStart, Level = EventLevel.Informational, Keywords = Keywords.Cache | Keywords.Upkeep)]
     public void CacheEvictionStart(long targetBytes) => WriteEvent(EventIds.CacheEvictionStart, targetBytes);
 
-    [Event(EventIds.CacheEvictionStop, Level = EventLevel.Informational, Keywords = Keywords.Cache)]
+    [Event(EventIds.CacheEvictionStop, Level = EventLevel.Informational, Keywords = Keywords.Cache | Keywords.Upkeep)]
     public void CacheEvictionStop(int evicted, long bytesFreed) => WriteIntLong(EventIds.CacheEvictionStop, evicted, bytesFreed);
 
     [Event(EventIds.CorruptRecord, Level = EventLevel.Warning, Keywords = Keywords.Storage)]
@@ -150,6 +160,8 @@ public sealed class TailDbEventSource : EventSource
     /// /processId/n/ in nibble-coded numbers (0xF: four little-endian bytes follow, 0x0 ends the
     /// list) in bytes 0..11, and bytes 12..15 = the sum of the first three uints + 0x599D99AD.
     /// n is the low 32 bits of the counter: unique among the activities of any one trace window.
+    /// Public so the activities that enclose the store's (the load test's Request, the server's
+    /// Command) take their ids from the same counter and never collide with the store's.
     /// </summary>
     [NonEvent]
     public static Guid NewActivityId()

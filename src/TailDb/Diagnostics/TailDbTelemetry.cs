@@ -52,12 +52,14 @@ internal sealed class TailDbTelemetry : IDisposable
     public Meter Meter => _meter;
 
     /// <summary>
-    /// Whether anything would record a cache hit: the EventSource, an ActivityListener, the
-    /// duration histogram or the hits counter. A few field reads; false lets a hit skip all of it.
+    /// Whether anything would record a cache hit: the EventSource's request events, an
+    /// ActivityListener, the duration histogram or the hits counter. A few field reads; false lets a
+    /// hit skip all of it. A session with only the store's upkeep on (a trace of requests only)
+    /// records nothing on a hit, so it keeps the fast path.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Observed() =>
-        TailDbEventSource.Log.IsEnabled() || _duration.Enabled || _hits.Enabled || Activities.HasListeners();
+        TailDbEventSource.Log.RequestsEnabled() || _duration.Enabled || _hits.Enabled || Activities.HasListeners();
 
     public long StartTimestamp() => _duration.Enabled ? Stopwatch.GetTimestamp() : 0;
 

@@ -4,8 +4,9 @@ namespace TailDb.Storage;
 
 /// <summary>
 /// Keys are stored as byte[] and looked up as ReadOnlySpan&lt;byte&gt; through the dictionaries'
-/// alternate lookup, so a Get never allocates a key. The hash is <see cref="HashCode"/>'s
-/// per-process randomised one: client-chosen keys cannot be crafted to collide (hash flooding).
+/// alternate lookup, so a Get never allocates a key. The hash is <see cref="KeyHasher"/>'s with a
+/// per-process random seed: client-chosen keys cannot be crafted to collide (hash flooding).
+/// The key directory hashes with its own seed (<see cref="KeyDir.Seed"/>), which hint files keep.
 /// </summary>
 internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqualityComparer<ReadOnlySpan<byte>, byte[]>
 {
@@ -25,10 +26,7 @@ internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqu
 
     public byte[] Create(ReadOnlySpan<byte> alternate) => alternate.ToArray();
 
-    internal static int Hash(ReadOnlySpan<byte> key)
-    {
-        var hash = default(HashCode);
-        hash.AddBytes(key);
-        return hash.ToHashCode();
-    }
+    private static readonly ulong Seed = KeyHasher.NewSeed();
+
+    internal static int Hash(ReadOnlySpan<byte> key) => KeyHasher.Hash(key, Seed);
 }

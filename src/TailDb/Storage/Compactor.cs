@@ -76,7 +76,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         var log = TailDbEventSource.Log;
-        Guid compaction = log.StorageEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
+        Guid compaction = log.CompactionEnabled() ? log.BeginCompaction(inputs.Count) : Guid.Empty;
 
         int id = inputs.Max(s => s.Id);
         int generation = inputs.Max(s => s.Generation) + 1;
@@ -137,7 +137,7 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         }
 
         UpkeepThread.Run(_priority, "TailDb compaction delete", () => DeleteInputs(inputs), out _);
-        if (compaction != Guid.Empty && log.StorageEnabled())
+        if (compaction != Guid.Empty && log.CompactionEnabled())
         {
             log.EndCompaction(compaction, live, before - after);
         }
@@ -231,7 +231,8 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
     private long WriteOutput(List<Segment> inputs, string tempSegment, string tempHint)
     {
         using IStorageFile output = Paced(device.Open(tempSegment, FileMode.CreateNew, writable: true), options.CompactionSyncBytes);
-        using var hint = new HintFile.Writer(Paced(device.Open(tempHint, FileMode.CreateNew, writable: true), options.CompactionSyncBytes));
+        // The hint carries each key's hash under the key directory's seed: the next open adopts it and hashes nothing.
+        using var hint = new HintFile.Writer(Paced(device.Open(tempHint, FileMode.CreateNew, writable: true), options.CompactionSyncBytes), keyDir.Seed);
         SegmentWriter.WriteFileHeader(output);
         _bufferStart = RecordFormat.FileHeaderSize;
         foreach (Segment input in inputs)
@@ -256,7 +257,6 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
                     && location == new RecordLocation(input.Number, offset, record.Key.Length, record.ValueLength))
                 {
                     long newOffset = Append(output, record.Record);
-                    hint.Add(record.Key, newOffset, record.ValueLength);
                     _moves.Add((record.Key.ToArray(), location, newOffset));
                 }
 
@@ -274,8 +274,33 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         Append(output, seal);
         FlushBuffer(output);
         output.Flush();
+        WriteHintInHashOrder(hint);
         hint.Complete(_bufferStart);
         return _bufferStart;
+    }
+
+    /// <summary>
+    /// The hint's entries in ascending order of their keys' hashes (unsigned), each key's hash
+    /// under the key directory's seed: the next open places them front to back through its table
+    /// as it reads them (<see cref="KeyDir.BeginBulkLoad(int, bool)"/>). Sorting 8-byte words
+    /// (hash, move index) costs compaction, which runs in the background, what the open saves.
+    /// </summary>
+    private void WriteHintInHashOrder(HintFile.Writer hint)
+    {
+        // Each word is (hash, index) with the sign bit flipped, so the default signed sort orders the hashes as unsigned numbers.
+        long[] order = GC.AllocateUninitializedArray<long>(_moves.Count);
+        for (int i = 0; i < order.Length; i++)
+        {
+            order[i] = (long)(((ulong)(uint)keyDir.Hash(_moves[i].Key) << 32) | (uint)i) ^ long.MinValue;
+        }
+
+        Array.Sort(order);
+        foreach (long flipped in order)
+        {
+            long word = flipped ^ long.MinValue;
+            (byte[] key, RecordLocation from, long offset) = _moves[(int)(uint)word];
+            hint.Add(key, (int)(word >>> 32), offset, from.ValueLength);
+        }
     }
 
     private long Append(IStorageFile output, ReadOnlySpan<byte> record)

@@ -274,7 +274,24 @@ internal sealed class Recovery
     private bool TryLoadHint(Segment segment, string hintPath)
     {
         using IStorageFile hint = _device.Open(hintPath, FileMode.Open, writable: false);
-        return _keyDir.IsEmpty ? TryBulkLoadHint(segment, hint) : TryMergeHint(segment, hint);
+        if (!HintFile.TryReadHeader(hint, segment.Length, out HintHeader header))
+        {
+            return false;
+        }
+
+        if (!_keyDir.IsEmpty)
+        {
+            return TryMergeHint(segment, hint);
+        }
+
+        // Nothing is in the directory yet, so it can take the seed the hint's hashes were made
+        // with and place every key without hashing it (a version 1 hint has no hashes to reuse).
+        if (header.CarriesHashes)
+        {
+            _keyDir.AdoptSeed(header.Seed);
+        }
+
+        return TryBulkLoadHint(segment, hint, header);
     }
 
     /// <summary>
@@ -283,11 +300,15 @@ internal sealed class Recovery
     /// One pass verifies and bulk-adds each entry; the bulk load publishes nothing until it
     /// completes, so a damaged file is dropped whole and the segment scanned instead.
     /// </summary>
-    private bool TryBulkLoadHint(Segment segment, IStorageFile hint)
+    private bool TryBulkLoadHint(Segment segment, IStorageFile hint, HintHeader header)
     {
-        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad((int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes));
+        // Entries in hash order under the directory's own seed (compaction writes them so) are
+        // placed as they are read; any other order goes through the bulk load's grouping.
+        bool inHashOrder = header.CarriesHashes && header.SortedByHash && header.Seed == _keyDir.Seed;
+        int expected = header.CarriesHashes ? header.Count : (int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes);
+        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad(expected, inHashOrder);
         var sink = new BulkSink(bulk, segment.Number);
-        if (!HintFile.TryLoadOnce(hint, segment.Length, ref sink))
+        if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, ref sink) || bulk.Overflowed)
         {
             bulk.Abandon();
             return false;
@@ -301,8 +322,8 @@ internal sealed class Recovery
     /// <summary>Hands hint entries straight to a bulk load.</summary>
     private readonly struct BulkSink(KeyDir.BulkLoad bulk, int segmentNumber) : IHintEntrySink
     {
-        public void Entry(ReadOnlySpan<byte> key, long offset, int valueLength) =>
-            bulk.Add(key, new RecordLocation(segmentNumber, offset, key.Length, valueLength));
+        public void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength) =>
+            bulk.Add(key, hash, new RecordLocation(segmentNumber, offset, key.Length, valueLength));
     }
 
     /// <summary>A hint for a directory that already holds keys: verified whole first, then merged key by key.</summary>
@@ -310,9 +331,9 @@ internal sealed class Recovery
     {
         long records = 0;
         int number = segment.Number;
-        bool ok = HintFile.TryLoad(hint, segment.Length, (key, offset, valueLength) =>
+        bool ok = HintFile.TryLoad(hint, segment.Length, _keyDir.Seed, (key, hash, offset, valueLength) =>
         {
-            _keyDir.Load(key, new RecordLocation(number, offset, key.Length, valueLength), out RecordLocation previous);
+            _keyDir.Set(key, hash, new RecordLocation(number, offset, key.Length, valueLength), out RecordLocation previous);
             if (previous.SegmentNumber != 0)
             {
                 _scanned.Supersede(previous);

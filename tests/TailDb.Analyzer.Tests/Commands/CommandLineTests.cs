@@ -106,7 +106,9 @@ public sealed class CommandLineTests(WorkloadTraces traces)
         var get = Assert.Single(report.Activities);
         Assert.Equal(50, get.Count);
         Assert.Equal(0, get.UnpairedStarts + get.UnpairedStops);
-        Assert.Equal("ActivityID", report.Trace.Pairing);
+        // record leaves TplEventSource off when every provider is TailDb's (the store sets its own
+        // ids); this workload writes through the manifest's public methods, which then carry none.
+        Assert.StartsWith("thread", report.Trace.Pairing, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -123,9 +123,8 @@ internal sealed record InjectionScore(
         InjectionKind.Gc or InjectionKind.AllocBurst => c.Kind == CauseKind.GcPause,
         InjectionKind.Lock => c.Kind == CauseKind.Contention || (c.Kind == CauseKind.Samples && c.Name.Contains("lock contention", StringComparison.Ordinal)),
         InjectionKind.CpuHog => c.Kind == CauseKind.CpuWait && c.Name.Contains(CpuHog.ProcessName, StringComparison.Ordinal),
-        // A thread faulting in 64 MiB can sleep in the kernel's reclaim (seen in CI at load 2.3: 74 of 161); sched_switch is
-        // recorded without call chains, so the scheduler's view cannot say the sleep was inside the fault. Counted, and named in the note.
-        InjectionKind.PageFaults => (c.Kind == CauseKind.Samples && c.Name.Contains("page faults", StringComparison.Ordinal)) || c.Kind == CauseKind.OffCpu,
+        // The fault's own samples, or its time off the CPU mid-fault (preempted while faulting, asleep in reclaim).
+        InjectionKind.PageFaults => (c.Kind == CauseKind.Samples && c.Name.Contains("page faults", StringComparison.Ordinal)) || c.Kind is CauseKind.OffCpuInFault or CauseKind.CpuWaitInFault,
         _ => (c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal)) || (c.Kind == CauseKind.OffCpu && c.Name.Contains("asleep", StringComparison.Ordinal)),
     };
 

@@ -18,7 +18,7 @@ public sealed class TracedRunTests : IDisposable
     {
         string path = Path.Combine(_scratch.FullName, "run.nettrace");
 
-        var result = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", path, "--sampler", "eventpipe", .. LoadTestProcess.ShortRun]);
+        var result = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", path, "--trace-level", "store", "--sampler", "eventpipe", .. LoadTestProcess.ShortRun]);
 
         Assert.True(result.ExitCode == 0, $"exit {result.ExitCode}\n{result.Stdout}\n{result.Stderr}");
         Assert.Contains("0 lost", result.Stdout, StringComparison.Ordinal);

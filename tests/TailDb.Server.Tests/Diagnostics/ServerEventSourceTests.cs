@@ -75,6 +75,12 @@ public class ServerEventSourceTests
             }
         }
 
-        protected override void OnEventWritten(EventWrittenEventArgs e) => Events.Enqueue(e);
+        protected override void OnEventWritten(EventWrittenEventArgs e)
+        {
+            // ActivityId is read lazily from the reading thread's current id: read it here, on the
+            // thread that wrote the event (a Command's id is that thread's only while it runs).
+            _ = e.ActivityId;
+            Events.Enqueue(e);
+        }
     }
 }

@@ -74,5 +74,6 @@ public sealed class EventContractTests
         Assert.Equal(C.Keywords.Requests, keywords["Requests"]);
         Assert.Equal(C.Keywords.Storage, keywords["Storage"]);
         Assert.Equal(C.Keywords.Cache, keywords["Cache"]);
+        Assert.Equal(C.Keywords.Upkeep, keywords["Upkeep"]);
     }
 }
