@@ -252,13 +252,11 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
                     throw new TailDbCorruptionException($"Compaction stopped: the TailDb segment file '{input.File.Path}' is corrupt at offset {offset} ({record.Damage}); the store's files are unchanged.");
                 }
 
-                int hash = outcome == ScanOutcome.Record && !record.IsTombstone ? keyDir.Hash(record.Key) : 0;
                 if (outcome == ScanOutcome.Record && !record.IsTombstone
-                    && keyDir.TryGet(record.Key, hash, out RecordLocation location)
+                    && keyDir.TryGet(record.Key, out RecordLocation location)
                     && location == new RecordLocation(input.Number, offset, record.Key.Length, record.ValueLength))
                 {
                     long newOffset = Append(output, record.Record);
-                    hint.Add(record.Key, hash, newOffset, record.ValueLength);
                     _moves.Add((record.Key.ToArray(), location, newOffset));
                 }
 
@@ -276,8 +274,33 @@ internal sealed class Compactor(IStorageDevice device, string directory, TailDbO
         Append(output, seal);
         FlushBuffer(output);
         output.Flush();
+        WriteHintInHashOrder(hint);
         hint.Complete(_bufferStart);
         return _bufferStart;
+    }
+
+    /// <summary>
+    /// The hint's entries in ascending order of their keys' hashes (unsigned), each key's hash
+    /// under the key directory's seed: the next open places them front to back through its table
+    /// as it reads them (<see cref="KeyDir.BeginBulkLoad(int, bool)"/>). Sorting 8-byte words
+    /// (hash, move index) costs compaction, which runs in the background, what the open saves.
+    /// </summary>
+    private void WriteHintInHashOrder(HintFile.Writer hint)
+    {
+        // Each word is (hash, index) with the sign bit flipped, so the default signed sort orders the hashes as unsigned numbers.
+        long[] order = GC.AllocateUninitializedArray<long>(_moves.Count);
+        for (int i = 0; i < order.Length; i++)
+        {
+            order[i] = (long)(((ulong)(uint)keyDir.Hash(_moves[i].Key) << 32) | (uint)i) ^ long.MinValue;
+        }
+
+        Array.Sort(order);
+        foreach (long flipped in order)
+        {
+            long word = flipped ^ long.MinValue;
+            (byte[] key, RecordLocation from, long offset) = _moves[(int)(uint)word];
+            hint.Add(key, (int)(word >>> 32), offset, from.ValueLength);
+        }
     }
 
     private long Append(IStorageFile output, ReadOnlySpan<byte> record)

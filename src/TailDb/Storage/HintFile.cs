@@ -15,8 +15,12 @@ internal interface IHintEntrySink
     void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength);
 }
 
-/// <summary>What a hint file's header says: its format version and, from version 2, the seed its entries' hashes were made with.</summary>
-internal readonly record struct HintHeader(int Version, ulong Seed)
+/// <summary>
+/// What a hint file's header says: its format version and, from version 2, the seed its entries'
+/// hashes were made with, how many entries it holds, and whether they are in ascending order of
+/// their hashes (unsigned), which lets a bulk load place each key as it reads it.
+/// </summary>
+internal readonly record struct HintHeader(int Version, ulong Seed, int Count = -1, bool SortedByHash = false)
 {
     /// <summary>Whether the entries carry key hashes (version 2).</summary>
     public bool CarriesHashes => Version >= 2;
@@ -27,9 +31,12 @@ internal readonly record struct HintHeader(int Version, ulong Seed)
 /// Version 2 (written since issue 25) also carries each key's hash under the key directory's seed,
 /// so a reopen that adopts the seed places keys without hashing them again:
 /// <code>
-/// header  u64 magic "TDBHINT2" | u64 segment length | u64 hash seed | u32 CRC32C of the previous 24 bytes
+/// header  u64 magic "TDBHINT2" | u64 segment length | u64 hash seed | u32 entries | u32 flags | u32 CRC32C of the previous 32 bytes
 /// entry   u32 CRC32C of the rest | u32 keyLength | u32 valueLength | u32 keyHash | u64 offset | key
 /// </code>
+/// flags bit 0: the entries are in ascending order of keyHash as an unsigned number (compaction
+/// writes them so): the key directory's home slot is the hash's top bits, so a load places them
+/// front to back through the table. The writer sets it only if the order it was given was so.
 /// Version 1 (still read: its keys are hashed as they load, as before version 2 existed):
 /// <code>
 /// header  u64 magic "TDBHINT1" | u64 segment length | u32 CRC32C of the previous 16 bytes
@@ -43,7 +50,8 @@ internal static class HintFile
     private const ulong MagicV1 = 0x3154_4E49_4842_4454; // "TDBHINT1"
     private const ulong MagicV2 = 0x3254_4E49_4842_4454; // "TDBHINT2"
     private const int HeaderSizeV1 = 20;
-    private const int HeaderSizeV2 = 28;
+    private const int HeaderSizeV2 = 36;
+    private const uint SortedByHashFlag = 1;
     private const int EntryHeaderSizeV1 = 20;
     private const int EntryHeaderSizeV2 = 24;
 
@@ -63,6 +71,9 @@ internal static class HintFile
         private readonly byte[] _buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
         private int _count;
         private long _offset = HeaderSizeV2;
+        private int _entries;
+        private bool _sorted = true;
+        private uint _lastHash;
 
         /// <param name="seed">The seed every <see cref="Add"/>'s hash was made with (the key directory's).</param>
         public Writer(IStorageFile file, ulong seed)
@@ -74,6 +85,9 @@ internal static class HintFile
         public void Add(ReadOnlySpan<byte> key, int hash, long offset, int valueLength)
         {
             int size = EntryHeaderSizeV2 + key.Length;
+            _sorted &= (uint)hash >= _lastHash;
+            _lastHash = (uint)hash;
+            _entries = checked(_entries + 1);
             if (_buffer.Length - _count < size)
             {
                 FlushBuffer();
@@ -96,7 +110,9 @@ internal static class HintFile
             BinaryPrimitives.WriteUInt64LittleEndian(header, MagicV2);
             BinaryPrimitives.WriteInt64LittleEndian(header[8..], segmentLength);
             BinaryPrimitives.WriteUInt64LittleEndian(header[16..], _seed);
-            BinaryPrimitives.WriteUInt32LittleEndian(header[24..], Crc32C.Compute(header[..24]));
+            BinaryPrimitives.WriteInt32LittleEndian(header[24..], _entries);
+            BinaryPrimitives.WriteUInt32LittleEndian(header[28..], _sorted ? SortedByHashFlag : 0);
+            BinaryPrimitives.WriteUInt32LittleEndian(header[32..], Crc32C.Compute(header[..32]));
             _file.Write(header, 0);
             _file.Flush();
         }
@@ -140,12 +156,17 @@ internal static class HintFile
                 break;
             case MagicV2:
                 if (hint.Length < HeaderSizeV2 || hint.Read(bytes[HeaderSizeV1..], HeaderSizeV1) != HeaderSizeV2 - HeaderSizeV1
-                    || BinaryPrimitives.ReadUInt32LittleEndian(bytes[24..]) != Crc32C.Compute(bytes[..24]))
+                    || BinaryPrimitives.ReadUInt32LittleEndian(bytes[32..]) != Crc32C.Compute(bytes[..32])
+                    || BinaryPrimitives.ReadInt32LittleEndian(bytes[24..]) < 0)
                 {
                     return false;
                 }
 
-                header = new HintHeader(2, BinaryPrimitives.ReadUInt64LittleEndian(bytes[16..]));
+                header = new HintHeader(
+                    2,
+                    BinaryPrimitives.ReadUInt64LittleEndian(bytes[16..]),
+                    BinaryPrimitives.ReadInt32LittleEndian(bytes[24..]),
+                    (BinaryPrimitives.ReadUInt32LittleEndian(bytes[28..]) & SortedByHashFlag) != 0);
                 break;
             default:
                 return false;
@@ -293,7 +314,8 @@ internal static class HintFile
             position += p;
         }
 
-        return true;
+        // A version 2 header says how many entries follow; a file holding another number is damaged.
+        return !header.CarriesHashes || entries == header.Count;
     }
 
     /// <summary>Takes nothing: the verifying pass of <see cref="TryLoad"/>.</summary>

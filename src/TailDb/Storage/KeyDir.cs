@@ -204,14 +204,30 @@ internal sealed class KeyDir
     /// in the table. Nothing is visible before Complete, which is what lets a hint file be
     /// verified and loaded in one pass.
     /// </summary>
-    public BulkLoad BeginBulkLoad(int expectedCount)
+    public BulkLoad BeginBulkLoad(int expectedCount) => BeginBulkLoad(expectedCount, inHashOrder: false);
+
+    /// <summary>
+    /// <see cref="BeginBulkLoad(int)"/>; with <paramref name="inHashOrder"/> the caller promises
+    /// at most <paramref name="expectedCount"/> keys (the exact count a hint file's header
+    /// gives) and expects them in ascending order of their hash (unsigned). The table is then sized
+    /// once, here, and each key is placed as it is added: homes ascend, so the slots are written
+    /// front to back and no list is kept or dealt. The order only makes it fast; linear probing
+    /// finds a key whatever order it went in. A key past the count is refused
+    /// (<see cref="BulkLoad.Overflowed"/>): the caller abandons the load.
+    /// </summary>
+    public BulkLoad BeginBulkLoad(int expectedCount, bool inHashOrder)
     {
         if (!IsEmpty)
         {
             throw new InvalidOperationException("A bulk load needs an empty key directory.");
         }
 
-        return new BulkLoad(this, expectedCount);
+        if (inHashOrder)
+        {
+            Reserve(expectedCount);
+        }
+
+        return new BulkLoad(this, expectedCount, inHashOrder);
     }
 
     public bool Remove(ReadOnlySpan<byte> key, out RecordLocation previous)
@@ -453,18 +469,40 @@ internal sealed class KeyDir
         $"segment {location.SegmentNumber}, offset {location.Offset} is beyond that (reopen the store to renumber its segments).");
 
     /// <summary>A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the directory as it found it.</summary>
-    internal sealed class BulkLoad(KeyDir dir, int expectedCount)
+    internal sealed class BulkLoad
     {
         /// <summary>Slot words are grouped by the top bits of their hash: 2,048 groups, each a run of home slots a few KiB of table wide.</summary>
         private const int GroupBits = 11;
 
-        private readonly long _arenaStart = dir._table.Arena.End;
-        private readonly int[] _groupSizes = new int[1 << GroupBits];
-        private long[] _metas = GC.AllocateUninitializedArray<long>(Math.Max(16, expectedCount));
+        private readonly KeyDir dir;
+        private readonly long _arenaStart;
+        private readonly int[] _groupSizes = [];
+        private readonly long[]? _direct;
+        private readonly int _limit;
+        private long[] _metas = [];
         private long _bytes;
         private int _count;
 
+        public BulkLoad(KeyDir dir, int expectedCount, bool inHashOrder)
+        {
+            this.dir = dir;
+            _arenaStart = dir._table.Arena.End;
+            if (inHashOrder)
+            {
+                _direct = dir._table.Slots;
+                _limit = expectedCount;
+            }
+            else
+            {
+                _groupSizes = new int[1 << GroupBits];
+                _metas = GC.AllocateUninitializedArray<long>(Math.Max(16, expectedCount));
+            }
+        }
+
         public int Count => _count;
+
+        /// <summary>A load in hash order was handed more keys than it was sized for: abandon it.</summary>
+        public bool Overflowed { get; private set; }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Add(ReadOnlySpan<byte> key, RecordLocation location) => Add(key, dir.Hash(key), location);
@@ -473,6 +511,12 @@ internal sealed class KeyDir
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public void Add(ReadOnlySpan<byte> key, int hash, RecordLocation location)
         {
+            if (_direct is not null)
+            {
+                AddInPlace(key, hash, location, _direct);
+                return;
+            }
+
             if (_count == _metas.Length)
             {
                 Array.Resize(ref _metas, _metas.Length * 2);
@@ -491,8 +535,43 @@ internal sealed class KeyDir
         /// first-level cache, so placement costs no cache miss per key. Linear probing finds a key
         /// whatever order the keys went in, so the order inside a group does not matter.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private void AddInPlace(ReadOnlySpan<byte> key, int hash, RecordLocation location, long[] slots)
+        {
+            if (_count == _limit)
+            {
+                Overflowed = true; // the table was sized for the count it was promised, and no more
+                return;
+            }
+
+            uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
+            int mask = slots.Length - 1;
+            int i = Home(hash, slots.Length);
+            while (slots[i] != Empty)
+            {
+                i = (i + 1) & mask;
+            }
+
+            slots[i] = ((long)hash << 32) | reference;
+            _count++;
+            _bytes += KeyArena.EntrySize(key.Length);
+        }
+
         public void Complete()
         {
+            if (Overflowed)
+            {
+                throw new InvalidOperationException("A bulk load handed more keys than it was sized for cannot complete; abandon it.");
+            }
+
+            if (_direct is not null)
+            {
+                // Placed as they came; nobody reads the directory before the open returns.
+                dir._liveBytes += _bytes;
+                Volatile.Write(ref dir._live, dir._live + _count);
+                return;
+            }
+
             dir.Reserve(_count); // keeps the arena: only the slot array can be replaced
             long[] slots = dir._table.Slots;
             int mask = slots.Length - 1;
@@ -526,8 +605,19 @@ internal sealed class KeyDir
             Volatile.Write(ref dir._live, dir._live + _count);
         }
 
-        /// <summary>Gives up (the hint file failed its checks): the arena forgets the entries appended, no slot ever saw them.</summary>
-        public void Abandon() => dir._table.Arena.Rewind(_arenaStart);
+        /// <summary>
+        /// Gives up (the hint file failed its checks): the arena forgets the entries appended, and
+        /// a load in hash order empties the slots it filled (the directory was empty before it).
+        /// </summary>
+        public void Abandon()
+        {
+            if (_direct is not null)
+            {
+                Array.Clear(_direct);
+            }
+
+            dir._table.Arena.Rewind(_arenaStart);
+        }
     }
 
     /// <summary>One published generation: slots and the arena their references point into. Never mutated except by the writer while current.</summary>

@@ -302,9 +302,13 @@ internal sealed class Recovery
     /// </summary>
     private bool TryBulkLoadHint(Segment segment, IStorageFile hint, HintHeader header)
     {
-        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad((int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes));
+        // Entries in hash order under the directory's own seed (compaction writes them so) are
+        // placed as they are read; any other order goes through the bulk load's grouping.
+        bool inHashOrder = header.CarriesHashes && header.SortedByHash && header.Seed == _keyDir.Seed;
+        int expected = header.CarriesHashes ? header.Count : (int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes);
+        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad(expected, inHashOrder);
         var sink = new BulkSink(bulk, segment.Number);
-        if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, ref sink))
+        if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, ref sink) || bulk.Overflowed)
         {
             bulk.Abandon();
             return false;

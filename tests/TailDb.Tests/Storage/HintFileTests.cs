@@ -7,7 +7,7 @@ public sealed class HintFileTests : IDisposable
 {
     // 40,000 entries of 40 B: a 1.6 MB hint file, so entries straddle the loader's 1 MiB chunks.
     private const int Keys = 40_000;
-    private const int HeaderSize = 28;
+    private const int HeaderSize = 36;
     private const int EntrySize = 24 + 16;
     private const long SegmentLength = 1L << 40;
     private const ulong Seed = 0x5EED_0000_1234_5678;
@@ -158,6 +158,46 @@ public sealed class HintFileTests : IDisposable
     }
 
     [Fact]
+    public void TheHeaderCountsTheEntriesAndSaysWhetherTheyCameInHashOrder()
+    {
+        string unsorted = WriteHint(); // keys in index order: their hashes are not
+        string sorted = Path.Combine(_dir.Path, "sorted.hint");
+        using (var writer = new HintFile.Writer(FileStorageDevice.Instance.Open(sorted, FileMode.CreateNew, writable: true), Seed))
+        {
+            foreach (int i in Enumerable.Range(0, 1000).OrderBy(i => (uint)KeyHasher.Hash(Key(i), Seed)))
+            {
+                writer.Add(Key(i), KeyHasher.Hash(Key(i), Seed), Offset(i), 1);
+            }
+
+            writer.Complete(SegmentLength);
+        }
+
+        Assert.Equal(new HintHeader(2, Seed, Keys, SortedByHash: false), Header(unsorted));
+        Assert.Equal(new HintHeader(2, Seed, 1000, SortedByHash: true), Header(sorted));
+    }
+
+    [Fact]
+    public void AHeaderCountingOtherThanTheEntriesAppliesNothing()
+    {
+        string path = WriteHint();
+        byte[] bytes = File.ReadAllBytes(path);
+        BinaryPrimitives.WriteInt32LittleEndian(bytes.AsSpan(24), Keys - 1); // a consistent header (CRC redone) for one entry fewer
+        BinaryPrimitives.WriteUInt32LittleEndian(bytes.AsSpan(32), Crc32C.Compute(bytes.AsSpan(0, 32)));
+        File.WriteAllBytes(path, bytes);
+
+        (bool ok, _) = Load(path);
+
+        Assert.False(ok);
+    }
+
+    private static HintHeader Header(string path)
+    {
+        using IStorageFile file = FileStorageDevice.Instance.Open(path, FileMode.Open, writable: false);
+        Assert.True(HintFile.TryReadHeader(file, SegmentLength, out HintHeader header));
+        return header;
+    }
+
+    [Fact]
     public void ADamagedStoredHashFailsTheEntrysCrc()
     {
         string path = WriteHint();
@@ -276,8 +316,7 @@ public sealed class HintFileTests : IDisposable
         using (IStorageFile file = FileStorageDevice.Instance.Open(hint, FileMode.Open, writable: false))
         {
             Assert.True(HintFile.TryReadHeader(file, new FileInfo(Path.ChangeExtension(hint, ".seg")).Length, out HintHeader header));
-            Assert.Equal(2, header.Version);
-            Assert.Equal(compactedWith, header.Seed);
+            Assert.Equal(new HintHeader(2, compactedWith, Keys, SortedByHash: true), header); // compaction writes its entries in hash order
         }
 
         using var reopened = TailDbStore.Open(options);
@@ -310,6 +349,40 @@ public sealed class HintFileTests : IDisposable
         Assert.Equal(1, reopened.Recovery.HintFilesUsed);
         Assert.Equal(Keys, reopened.CountKeysSlow());
         Assert.NotEqual(compactedWith, reopened.KeyHashSeed); // nothing to adopt: a fresh seed, every key hashed
+        for (int i = 0; i < Keys; i++)
+        {
+            Assert.Equal(i * 7L, BitConverter.ToInt64(reopened.Get(Key(i))!));
+        }
+    }
+
+    [Fact]
+    public void ReopenThroughAVersion2HintNotInHashOrderFindsEveryValue()
+    {
+        TailDbOptions options = CompactedStore(out ulong compactedWith);
+        string hint = Directory.GetFiles(_dir.Path, "*.hint").Single();
+        long segmentLength = new FileInfo(Path.ChangeExtension(hint, ".seg")).Length;
+        var entries = new List<(byte[] Key, int Hash, long Offset, int ValueLength)>();
+        using (IStorageFile file = FileStorageDevice.Instance.Open(hint, FileMode.Open, writable: false))
+        {
+            Assert.True(HintFile.TryLoadOnce(file, segmentLength, compactedWith, (key, hash, offset, valueLength) => entries.Add((key.ToArray(), hash, offset, valueLength))));
+        }
+
+        File.Delete(hint);
+        using (var writer = new HintFile.Writer(FileStorageDevice.Instance.Open(hint, FileMode.CreateNew, writable: true), compactedWith))
+        {
+            for (int i = entries.Count - 1; i >= 0; i--)
+            {
+                writer.Add(entries[i].Key, entries[i].Hash, entries[i].Offset, entries[i].ValueLength);
+            }
+
+            writer.Complete(segmentLength);
+        }
+
+        using var reopened = TailDbStore.Open(options);
+
+        Assert.Equal(1, reopened.Recovery.HintFilesUsed);
+        Assert.Equal(compactedWith, reopened.KeyHashSeed);
+        Assert.Equal(Keys, reopened.CountKeysSlow());
         for (int i = 0; i < Keys; i++)
         {
             Assert.Equal(i * 7L, BitConverter.ToInt64(reopened.Get(Key(i))!));

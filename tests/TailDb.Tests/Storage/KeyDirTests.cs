@@ -241,6 +241,73 @@ public sealed class KeyDirTests
         Assert.True(dir.TryGet(Key(keys), out _));
     }
 
+    [Theory]
+    [InlineData(true)] // what a compacted hint hands over
+    [InlineData(false)] // the promise broken: slower, still right
+    public void ABulkLoadInHashOrderPlacesEveryKeyAsItComesAndLeavesTheDirectoryWritable(bool sorted)
+    {
+        var dir = new KeyDir(0, seed: 42);
+        const int keys = 50_000;
+        int[] order = Enumerable.Range(0, keys).ToArray();
+        if (sorted)
+        {
+            Array.Sort(order, (a, b) => ((uint)dir.Hash(Key(a))).CompareTo((uint)dir.Hash(Key(b))));
+        }
+
+        KeyDir.BulkLoad bulk = dir.BeginBulkLoad(keys, inHashOrder: true);
+        int capacity = dir.Capacity;
+        foreach (int i in order)
+        {
+            bulk.Add(Key(i), dir.Hash(Key(i)), At(1, i));
+        }
+
+        bulk.Complete();
+
+        Assert.False(bulk.Overflowed);
+        Assert.Equal(capacity, dir.Capacity); // sized once, at the start
+        Assert.Equal(keys, dir.Count);
+        for (int i = 0; i < keys; i++)
+        {
+            Assert.True(dir.TryGet(Key(i), out RecordLocation location));
+            Assert.Equal(At(1, i), location);
+        }
+
+        dir.Set(Key(7), At(2, 7), out RecordLocation previous);
+        dir.Set(Key(keys), At(2, 1), out _);
+        Assert.True(dir.Remove(Key(8), out _));
+        Assert.Equal(At(1, 7), previous);
+        Assert.Equal(keys, dir.Count);
+        Assert.True(dir.TryGet(Key(keys), out _));
+    }
+
+    [Fact]
+    public void ABulkLoadInHashOrderHandedMoreKeysThanPromisedOverflowsAndAbandonsToAnEmptyDirectory()
+    {
+        var dir = new KeyDir(0);
+        KeyDir.BulkLoad bulk = dir.BeginBulkLoad(10, inHashOrder: true);
+        for (int i = 0; i < 11; i++)
+        {
+            bulk.Add(Key(i), dir.Hash(Key(i)), At(1, i));
+        }
+
+        Assert.True(bulk.Overflowed);
+        Assert.Throws<InvalidOperationException>(bulk.Complete);
+        bulk.Abandon();
+
+        Assert.True(dir.IsEmpty);
+        for (int i = 0; i < 11; i++)
+        {
+            Assert.False(dir.TryGet(Key(i), out _));
+        }
+
+        KeyDir.BulkLoad again = dir.BeginBulkLoad(3, inHashOrder: true);
+        again.Add(Key(5), dir.Hash(Key(5)), At(3, 5));
+        again.Complete();
+        Assert.Equal(1, dir.Count);
+        Assert.True(dir.TryGet(Key(5), out RecordLocation location));
+        Assert.Equal(At(3, 5), location);
+    }
+
     [Fact]
     public void AnAbandonedBulkLoadLeavesTheDirectoryEmptyAndABulkLoadNeedsAnEmptyOne()
     {
