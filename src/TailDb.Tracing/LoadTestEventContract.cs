@@ -13,8 +13,7 @@ namespace TailDb.Tracing;
 /// <item>With a networked target (--target), <c>RequestSent</c> and <c>ReplyReceived</c> mark each
 /// request's send and its reply (<see cref="Fields.ArrivalTimestamp"/> identifies the request,
 /// <see cref="Fields.Connection"/> the pooled connection). They are marks, not an activity: a
-/// request is sent by a load thread and answered on its connection's reader thread. The fan-out
-/// client marks each of a request's N Gets this way, the shard in <see cref="Fields.Connection"/>.</item>
+/// request is sent by a load thread and answered on its connection's reader thread.</item>
 /// <item>With a networked target, the client's own activities, each with an activity id of its own
 /// in EventSource's activity-path format (so TraceEvent's and PerfView's StartStopActivityComputer
 /// pair them across threads and nest them, with or without TplEventSource): the <c>Request</c>
@@ -23,7 +22,8 @@ namespace TailDb.Tracing;
 /// RelatedActivityId: <c>PoolWait</c> (every connection's pipeline was full: the wait for a slot),
 /// <c>Attempt</c> (the first send, to its reply, timeout or lost connection) and <c>Retry</c> (from
 /// the moment an attempt was given up, through the backoff and any pool wait, to the end of the
-/// attempt it sent again). A request's retries are its Retry activities.</item>
+/// attempt it sent again). A request's retries are its Retry activities. The fan-out client writes
+/// each request the same way, with one Attempt per Get, the shard in its <see cref="Fields.Connection"/>.</item>
 /// <item>A <c>Phase</c> Start/Stop activity per phase (<see cref="Phase"/>), so the analyzer can take
 /// the measured phase alone.</item>
 /// </list>
@@ -61,7 +61,7 @@ public static class LoadTestEventContract
         /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
         public const string ValueBytes = "valueBytes";
 
-        /// <summary>RequestSent/ReplyReceived: the pooled connection's index; for the fan-out client, the shard the Get went to.</summary>
+        /// <summary>RequestSent/ReplyReceived, AttemptStart: the pooled connection's index; for the fan-out client's Attempts (one per Get), the shard the Get went to.</summary>
         public const string Connection = "connection";
 
         /// <summary>PhaseStart/PhaseStop: a <see cref="Phase"/> value.</summary>

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Microsoft.Diagnostics.Tracing;
 using TailDb.Analyzer.Traces;
 using TailDb.Tracing;
@@ -8,20 +9,20 @@ namespace TailDb.Analyzer.Computers;
 internal sealed record FanOutRequestRecord(long ArrivalQpc, double StopMSec, IReadOnlyDictionary<int, (double SentMSec, double ReplyMSec)> Gets);
 
 /// <summary>
-/// The load test's fan-out client in its trace (LoadTestEventContract): a Request Start/Stop per
-/// request on its load thread, and per shard a RequestSent and a ReplyReceived mark, the shard in
-/// the connection field and the request's arrival tying them to it. A Get whose reply never came
-/// has no entry.
+/// The load test's fan-out client in its trace (LoadTestEventContract): a Request activity per
+/// request under an activity id of its own, and per shard an Attempt nested in it
+/// (RelatedActivityId: the request's id), the shard in the Attempt's connection field, started at
+/// the Get's send and stopped when its reply was in. A Get whose reply never came has no entry.
 /// </summary>
 internal sealed class FanOutComputer : ITraceComputer
 {
     private const int ArrivalField = 0;
-    private const int ConnectionField = 1;
+    private const int ConnectionField = 0;
 
-    private readonly Dictionary<int, long> _openOnThread = [];
-    private readonly Dictionary<(long Arrival, int Shard), double> _sent = [];
-    private readonly Dictionary<long, Dictionary<int, (double, double)>> _gets = [];
-    private readonly List<(long Arrival, double StopMSec)> _stops = [];
+    private readonly Dictionary<Guid, long> _open = [];
+    private readonly Dictionary<Guid, (Guid Request, int Shard, double StartMSec)> _attempts = [];
+    private readonly Dictionary<Guid, Dictionary<int, (double, double)>> _gets = [];
+    private readonly List<(Guid Request, long Arrival, double StopMSec)> _stops = [];
 
     public List<FanOutRequestRecord> Requests { get; } = [];
 
@@ -37,45 +38,42 @@ internal sealed class FanOutComputer : ITraceComputer
 
     public void Complete(double traceEndMSec)
     {
-        foreach (var (arrival, stop) in _stops)
+        foreach (var (request, arrival, stop) in _stops)
         {
-            Requests.Add(new FanOutRequestRecord(arrival, stop, _gets.TryGetValue(arrival, out var gets) ? gets : new Dictionary<int, (double, double)>()));
+            Requests.Add(new FanOutRequestRecord(arrival, stop, _gets.TryGetValue(request, out var gets) ? gets : new Dictionary<int, (double, double)>()));
         }
     }
 
     private void OnEvent(TraceEvent data)
     {
+        var id = data.ActivityID;
+        if (id == Guid.Empty)
+        {
+            return;
+        }
+
         switch ((int)data.ID)
         {
             case LoadTestEventContract.EventIds.RequestStart:
-                _openOnThread[data.ThreadID] = Convert.ToInt64(data.PayloadValue(ArrivalField), System.Globalization.CultureInfo.InvariantCulture);
+                _open[id] = Convert.ToInt64(data.PayloadValue(ArrivalField), CultureInfo.InvariantCulture);
                 break;
-            case LoadTestEventContract.EventIds.RequestStop when _openOnThread.Remove(data.ThreadID, out long arrival):
-                _stops.Add((arrival, data.TimeStampRelativeMSec));
+            case LoadTestEventContract.EventIds.RequestStop when _open.Remove(id, out long arrival):
+                _stops.Add((id, arrival, data.TimeStampRelativeMSec));
                 break;
-            case LoadTestEventContract.EventIds.RequestSent:
-                _sent[(Arrival(data), Shard(data))] = data.TimeStampRelativeMSec;
+            case LoadTestEventContract.EventIds.AttemptStart:
+                _attempts[id] = (data.RelatedActivityID, Convert.ToInt32(data.PayloadValue(ConnectionField), CultureInfo.InvariantCulture), data.TimeStampRelativeMSec);
                 break;
-            case LoadTestEventContract.EventIds.ReplyReceived:
-                var key = (Arrival(data), Shard(data));
-                if (_sent.Remove(key, out double sent))
+            case LoadTestEventContract.EventIds.AttemptStop when _attempts.Remove(id, out var attempt):
+                if (!_gets.TryGetValue(attempt.Request, out var gets))
                 {
-                    if (!_gets.TryGetValue(key.Item1, out var gets))
-                    {
-                        gets = [];
-                        _gets.Add(key.Item1, gets);
-                    }
-
-                    gets[key.Item2] = (sent, data.TimeStampRelativeMSec);
+                    gets = [];
+                    _gets.Add(attempt.Request, gets);
                 }
 
+                gets[attempt.Shard] = (attempt.StartMSec, data.TimeStampRelativeMSec);
                 break;
         }
     }
-
-    private static long Arrival(TraceEvent data) => Convert.ToInt64(data.PayloadValue(ArrivalField), System.Globalization.CultureInfo.InvariantCulture);
-
-    private static int Shard(TraceEvent data) => Convert.ToInt32(data.PayloadValue(ConnectionField), System.Globalization.CultureInfo.InvariantCulture);
 }
 
 /// <summary>Every event's time in a trace (sorted, relative ms): where a process was silent, it did not run or had nothing to do.</summary>

@@ -1,5 +1,6 @@
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Computers;
+using TailDb.Analyzer.Intervals;
 
 namespace TailDb.Analyzer.Pictures;
 
@@ -246,11 +247,12 @@ internal static class PictureBuilder
 
         // The sampler takes no samples during a GC: the slow windows' pause time joins as a pseudo-frame.
         var pauses = set.Gc.Pauses;
+        var pauseIndex = new WindowIndex([.. pauses.Select(p => (p.StartMSec, p.StopMSec))]);
         var gcMs = 0.0;
         foreach (var index in slowIndices)
         {
             ref var request = ref set.Requests.Requests[index];
-            gcMs += Overlap(pauses, request.StartMSec, request.StopMSec);
+            gcMs += pauseIndex.Overlap(request.StartMSec, request.StopMSec);
         }
 
         if (gcMs > 0)
@@ -264,32 +266,6 @@ internal static class PictureBuilder
         root.Slow = slowMs;
         root.Whole = wholeMs;
         return root.Freeze("all", names, slowMs, wholeMs);
-    }
-
-    private static double Overlap(List<GcPause> pauses, double from, double to)
-    {
-        // Pauses are in time order: binary search the first that may end after `from`.
-        int lo = 0, hi = pauses.Count;
-        while (lo < hi)
-        {
-            var mid = (lo + hi) >>> 1;
-            if (pauses[mid].StartMSec < from - 10_000)
-            {
-                lo = mid + 1;
-            }
-            else
-            {
-                hi = mid;
-            }
-        }
-
-        var total = 0.0;
-        for (var i = lo; i < pauses.Count && pauses[i].StartMSec < to; i++)
-        {
-            total += Math.Max(0, Math.Min(to, pauses[i].StopMSec) - Math.Max(from, pauses[i].StartMSec));
-        }
-
-        return total;
     }
 
     private static RequestView View(int rank, int index, ComputerSet set, SampleComputer? samples, NameTable names)

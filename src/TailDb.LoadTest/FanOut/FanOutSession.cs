@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using HdrHistogram;
+using TailDb.Diagnostics;
 using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Target;
@@ -182,7 +183,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
                 if (i < _keysByShard[s].Length)
                 {
                     int length = RespCommands.WriteSet(connections[s].Output, _keysByShard[s][i], value);
-                    connections[s].Send(Stopwatch.GetTimestamp(), length);
+                    connections[s].Send(Guid.Empty, length);
                 }
             }
 
@@ -206,11 +207,13 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
     {
         ShardConnection[] connections = _connections[thread];
         FanOutWait wait = _waits[thread];
+        // Traced as the networked client's requests are (LoadTestEventContract): a Request with an
+        // activity id of its own, each Get an Attempt nested in it, the shard as its connection.
         var log = LoadTestEventSource.Log;
-        bool traced = log.RequestsEnabled();
-        if (traced)
+        Guid request = log.RequestsEnabled() ? TailDbEventSource.NewActivityId() : Guid.Empty;
+        if (request != Guid.Empty)
         {
-            log.RequestStart(arrival, (int)OperationType.Read);
+            log.RequestStart(request, arrival, (int)OperationType.Read);
         }
 
         wait.Begin(connections.Length);
@@ -219,7 +222,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
         {
             byte[][] keys = _keysByShard[s];
             int length = RespCommands.WriteGet(connections[s].Output, keys[operation.Key % keys.Length]);
-            connections[s].Send(arrival, length);
+            connections[s].Send(request, length);
         }
 
         if (!wait.Wait(_spec.TimeoutMilliseconds, out int errors))
@@ -242,9 +245,9 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
             Interlocked.Add(ref _errors, errors);
         }
 
-        if (traced)
+        if (request != Guid.Empty)
         {
-            log.RequestStop((int)kind, 0);
+            log.RequestStop(request, (int)kind, 0);
         }
 
         _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - sent) * NanosecondsPerTick));

@@ -4,6 +4,7 @@ using HdrHistogram;
 using TailDb.LoadTest.Diagnostics;
 using TailDb.LoadTest.Measurement;
 using TailDb.LoadTest.Target;
+using TailDb.Tracing;
 
 namespace TailDb.LoadTest.FanOut;
 
@@ -25,7 +26,7 @@ internal sealed class ShardConnection : IDisposable
     private readonly FanOutWait _owner;
     private readonly int _shard;
     private int _filled;
-    private long _arrival;
+    private Guid _attempt;
     private long _sentAt;
 
     public ShardConnection(TargetAddress address, int shard, int maxCommandBytes, FanOutWait owner, int timeoutMilliseconds)
@@ -50,10 +51,13 @@ internal sealed class ShardConnection : IDisposable
     /// <summary>Whether to record the next replies into <see cref="Gets"/> (not during the fill).</summary>
     public bool Recording { get; set; }
 
-    /// <summary>Sends the <paramref name="length"/> bytes written into <see cref="Output"/>, for the request that arrived at <paramref name="arrival"/>.</summary>
-    public void Send(long arrival, int length)
+    /// <summary>
+    /// Sends the <paramref name="length"/> bytes written into <see cref="Output"/>; when traced
+    /// (<paramref name="request"/> not empty), as an Attempt nested in that Request, the shard in its
+    /// connection field, stopped when the reply is in.
+    /// </summary>
+    public void Send(Guid request, int length)
     {
-        _arrival = arrival;
         _filled = 0;
         // The receive is posted first: a reply that comes back at once still lands in a posted receive.
         if (!_socket.ReceiveAsync(_receive))
@@ -61,12 +65,8 @@ internal sealed class ShardConnection : IDisposable
             OnReceived(_receive);
         }
 
+        _attempt = request == Guid.Empty ? Guid.Empty : LoadTestEventSource.Log.AttemptStart(request, _shard);
         _sentAt = Stopwatch.GetTimestamp();
-        var log = LoadTestEventSource.Log;
-        if (log.RequestsEnabled())
-        {
-            log.RequestSent(arrival, _shard);
-        }
 
         int sent = 0;
         while (sent < length)
@@ -100,10 +100,9 @@ internal sealed class ShardConnection : IDisposable
                     Gets.RecordClamped((long)((now - _sentAt) * NanosecondsPerTick));
                 }
 
-                var log = LoadTestEventSource.Log;
-                if (log.RequestsEnabled())
+                if (_attempt != Guid.Empty)
                 {
-                    log.ReplyReceived(_arrival, _shard, (int)(reply.Type == ReplyType.Bulk ? OpKind.GetFoundRemote : reply.Type == ReplyType.Nil ? OpKind.GetNotFound : OpKind.Failed));
+                    LoadTestEventSource.Log.AttemptStop(_attempt, 0, AttemptOutcome.Answered);
                 }
 
                 _owner.Arrived(reply.Type == ReplyType.Error);
