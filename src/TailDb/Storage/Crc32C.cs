@@ -26,6 +26,13 @@ internal static class Crc32C
             state = BitOperations.Crc32C(state, Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref p, i)));
         }
 
+        // A 4-byte step for the tail: a hint entry's 36 checked bytes take 5 steps instead of 8.
+        if (i + 4 <= length)
+        {
+            state = BitOperations.Crc32C(state, Unsafe.ReadUnaligned<uint>(ref Unsafe.Add(ref p, i)));
+            i += 4;
+        }
+
         for (; i < length; i++)
         {
             state = BitOperations.Crc32C(state, Unsafe.Add(ref p, i));
