@@ -28,7 +28,15 @@ public enum ShardHold
 /// <param name="QueuedMs">Arrival (intended start) to first send: the wait on the client before the Gets went out.</param>
 public sealed record FanOutBlame(int Rank, double RequestMs, double QueuedMs, int Shard, double GetMs, double NextGetMs, ShardHold Hold, double PauseMs, double SilentMs)
 {
-    public string Describe() => Hold switch
+    /// <summary>The next-slowest Get at least this share of the slowest: the Gets were slow together, and no one shard made the request slow.</summary>
+    public const double TogetherShare = 0.8;
+
+    /// <summary>Every Get was about as slow as the last: the client's machine, the network or the proxy held them all, not one shard.</summary>
+    public bool Together => NextGetMs >= TogetherShare * GetMs;
+
+    public string Describe() => Together
+        ? $"no one shard: every Get was slow together ({GetMs:0.0} ms, the next-slowest {NextGetMs:0.0} ms; shard {Shard}'s answered last): the client's machine, the network or the proxy"
+        : Hold switch
     {
         ShardHold.GcPause => $"shard {Shard}: its GC pause ({PauseMs:0.0} ms) inside its Get ({GetMs:0.0} ms; the next-slowest shard's {NextGetMs:0.0} ms)",
         ShardHold.Silent => $"shard {Shard}: its server wrote nothing for {SilentMs:0.0} ms of its Get ({GetMs:0.0} ms; the next-slowest shard's {NextGetMs:0.0} ms) and no GC pause covers it: the process did not run, or the Get had not reached it",
@@ -40,10 +48,13 @@ public sealed record FanOutBlame(int Rank, double RequestMs, double QueuedMs, in
 /// <param name="Requests">Fan-out requests in the client's measured phase.</param>
 public sealed record FanOutAttribution(long Requests, IReadOnlyList<FanOutBlame> Slowest)
 {
-    /// <summary>The shard named most often among <see cref="Slowest"/>, and how often.</summary>
-    public (int Shard, int Count)? MostBlamed => Slowest.Count == 0
-        ? null
-        : Slowest.GroupBy(b => b.Shard).Select(g => (g.Key, g.Count())).OrderByDescending(g => g.Item2).ThenBy(g => g.Key).First();
+    /// <summary>The shard named most often among <see cref="Slowest"/> (requests whose Gets were slow together name none), and how often.</summary>
+    public (int Shard, int Count)? MostBlamed => Slowest.Any(b => !b.Together)
+        ? Slowest.Where(b => !b.Together).GroupBy(b => b.Shard).Select(g => (g.Key, g.Count())).OrderByDescending(g => g.Item2).ThenBy(g => g.Key).First()
+        : null;
+
+    /// <summary>How many of <see cref="Slowest"/> had every Get slow together.</summary>
+    public int Together => Slowest.Count(b => b.Together);
 }
 
 /// <summary>

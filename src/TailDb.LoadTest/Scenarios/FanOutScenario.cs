@@ -84,9 +84,10 @@ public sealed class FanOutScenario : IScenario
             FanOutResult r = side.Result;
             FanOutAttribution? blame = FanOutFindings.TryAttribute(side.ClientTrace, run.ShardTraces, Attributed, out string? problem);
             double ratio = r.PredictedP99 > 0 ? (double)r.Uncorrected.P99 / r.PredictedP99 : double.NaN;
-            string verdict = blame?.MostBlamed is { } most
-                ? $"shard {most.Shard} in {most.Count} of the {blame.Slowest.Count} slowest ({Holds(blame, most.Shard)})"
-                : "not attributed: " + (problem ?? "no request had its Gets traced");
+            string verdict = blame is null || blame.Slowest.Count == 0
+                ? "not attributed: " + (problem ?? "no request had its Gets traced")
+                : (blame.MostBlamed is { } most ? $"shard {most.Shard} in {most.Count} of the {blame.Slowest.Count} slowest ({Holds(blame, most.Shard)})" : "no one shard")
+                    + (blame.Together > 0 ? $"; {blame.Together} slow on every shard together" : "");
             rows.Add(new StoryRow(name, r.Requests, r.Corrected.P50, r.Corrected.P99, r.Corrected.P999, ratio,
                 $"{Ms(r.Uncorrected.P99)} vs {Ms(r.PredictedP99)}", null, verdict));
             prediction.Add(
@@ -125,7 +126,7 @@ public sealed class FanOutScenario : IScenario
         }
 
         notes.Add("p50/p99/p99.9: each request from its arrival (its scheduled start, as in the other stories); the prediction compares like with like: the request from its first send against each Get's send → reply");
-        notes.Add($"the {Attributed} slowest: by the fan-out's own time (first send to last reply; a request queued behind a slow one is that one's shard's doing); what held it: the shard whose Get answered last, laid over that shard's own trace (its GC pauses; a span with no event at all is a process that did not run)");
+        notes.Add($"the {Attributed} slowest: by the fan-out's own time (first send to last reply; a request queued behind a slow one is that one's shard's doing); what held it: the shard whose Get answered last, laid over that shard's own trace (its GC pauses; a span with no event at all is a process that did not run); when the next-slowest Get took {StoryTable.Percent(FanOutBlame.TogetherShare)} of its time or more, the Gets were slow together and no one shard is named");
         bool shown = run.Sides.Count > 0 && missing.Count == 0;
         string finding = run.Sides.Count == 0
             ? "no side ran"
@@ -135,7 +136,7 @@ public sealed class FanOutScenario : IScenario
 
     private static string Holds(FanOutAttribution blame, int shard)
     {
-        var holds = blame.Slowest.Where(b => b.Shard == shard).GroupBy(b => b.Hold).OrderByDescending(g => g.Count()).First();
+        var holds = blame.Slowest.Where(b => b.Shard == shard && !b.Together).GroupBy(b => b.Hold).OrderByDescending(g => g.Count()).First();
         return holds.Key switch
         {
             ShardHold.GcPause => "its GC pauses",
