@@ -63,7 +63,7 @@ public sealed class FanOutScenario : IScenario
                 TraceDirectory = runner.Traces.FullName,
                 RuntimeConfigDirectory = runner.Settings.RuntimeConfigDirectory,
             },
-            Console.Error,
+            runner.Progress,
             cancellationToken).ConfigureAwait(false);
         return Outcome(run);
     }

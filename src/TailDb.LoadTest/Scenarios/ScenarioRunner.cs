@@ -52,6 +52,9 @@ public sealed class ScenarioRunner : IDisposable
 
     public ScenarioSettings Settings { get; }
 
+    /// <summary>Where a story that runs its own processes (fan-out) says what it is doing; null: nowhere.</summary>
+    public TextWriter? Progress => _progress;
+
     /// <summary>Where the story's traces and the harness logs go (DIR/NAME with --report, else a temporary folder).</summary>
     public DirectoryInfo Traces => _traces;
 
