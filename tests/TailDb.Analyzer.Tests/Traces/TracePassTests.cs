@@ -7,7 +7,7 @@ namespace TailDb.Analyzer.Tests.Traces;
 public sealed class TracePassTests
 {
     public static TheoryData<Type> Bugs() =>
-        [typeof(NullReferenceException), typeof(InvalidCastException), typeof(OutOfMemoryException), typeof(AnalyzerException), typeof(OperationCanceledException)];
+        [typeof(NullReferenceException), typeof(InvalidCastException), typeof(OutOfMemoryException), typeof(OperationCanceledException)];
 
     /// <summary>What TraceEvent throws on bad bytes; a bare <see cref="Exception"/> is its "Reading past end of event".</summary>
     public static TheoryData<Type> DamagedBytes() =>
@@ -16,6 +16,10 @@ public sealed class TracePassTests
     [Theory]
     [MemberData(nameof(Bugs))]
     public void BugsAreNotParserFailures(Type type) => Assert.False(TracePass.IsParserFailure((Exception)Activator.CreateInstance(type)!));
+
+    [Fact]
+    public void OurOwnUserFacingErrorIsNotAParserFailure() =>
+        Assert.False(TracePass.IsParserFailure(new AnalyzerException(ExitCode.BadTrace, "not a trace")));
 
     [Theory]
     [MemberData(nameof(DamagedBytes))]
