@@ -21,47 +21,50 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
     public SampleClassifier? Classifier { get; } = SampleClassifier.For(set, samples);
 
     /// <summary>
-    /// Whether a thread that left the CPU at <paramref name="switchedOutMSec"/> left it inside a page
-    /// fault: its last sample before then, within two sampling intervals, is the kernel's fault code.
-    /// perf records context switches without call chains (a chain on every switch of the machine
-    /// costs more than the rest of the recording), so the last sample stands for the stack the
-    /// thread left the CPU with, as PerfView's thread-time view uses the switch's own stack.
+    /// Whether a stretch off the CPU began inside a page fault: the thread left the CPU preempted (R)
+    /// or held by the kernel (D: reclaim, a page read in, the mm lock), never by its own sleep (S:
+    /// a wait, a timer), and its last sample before then, within one and a half sampling intervals
+    /// (a running thread is sampled about every interval), is the kernel's fault code. perf records
+    /// context switches without call chains (one on every switch of the machine costs more than the
+    /// rest of the recording), so that sample stands for the stack the thread left the CPU with, as
+    /// PerfView's thread-time view uses the switch's own stack.
     /// </summary>
-    public bool LeftCpuInFault(int threadId, double switchedOutMSec)
+    public bool LeftCpuInFault(int threadId, OffCpuStretch stretch)
     {
-        if (Samples is not { } samples || double.IsNaN(samples.IntervalMSec) || !samples.TryGetThread(threadId, out var thread))
+        if (stretch.LeftAs is not (RunState.Runnable or RunState.DiskWait)
+            || Samples is not { } samples || double.IsNaN(samples.IntervalMSec) || !samples.TryGetThread(threadId, out var thread))
         {
             return false;
         }
 
-        var (first, end) = thread.Range(switchedOutMSec - (2 * samples.IntervalMSec), switchedOutMSec + 1e-6);
+        var (first, end) = thread.Range(stretch.SwitchedOutMSec - (1.5 * samples.IntervalMSec), stretch.SwitchedOutMSec + 1e-6);
         return end > first && samples.Categories[thread.StackIds[end - 1]] == SampleCategory.PageFault;
     }
 
     /// <summary>
-    /// Each stretch of a thread off the CPU (its runnable, sleeping and disk-wait spans from one
-    /// switch-out to the next run), each span with the time the stretch began.
+    /// Each span of a thread off the CPU (runnable, sleeping, disk wait) with the stretch it belongs
+    /// to: from one switch-out (and the state the thread left in) to its next run.
     /// </summary>
-    public static IEnumerable<(ThreadStateSpan Span, double SwitchedOut)> OffCpuSpans(SchedulerModel scheduler, int threadId)
+    public static IEnumerable<(ThreadStateSpan Span, OffCpuStretch Stretch)> OffCpuSpans(SchedulerModel scheduler, int threadId)
     {
         ArgumentNullException.ThrowIfNull(scheduler);
         var spans = scheduler.SpansOf(threadId).ToArray();
-        var since = double.NaN;
+        OffCpuStretch? stretch = null;
         var lastStop = double.NaN;
         foreach (var span in spans)
         {
             if (span.State == RunState.Running)
             {
-                since = double.NaN;
+                stretch = null;
             }
             else
             {
-                if (double.IsNaN(since) || span.StartMSec != lastStop)
+                if (stretch is null || span.StartMSec != lastStop)
                 {
-                    since = span.StartMSec;
+                    stretch = new OffCpuStretch(span.StartMSec, span.State);
                 }
 
-                yield return (span, since);
+                yield return (span, stretch.Value);
             }
 
             lastStop = span.StopMSec;
@@ -90,3 +93,6 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
         return Windows.Merge(all);
     }
 }
+
+/// <summary>One stretch of a thread off the CPU: when it left, and in which state (R preempted, S asleep, D held by the kernel).</summary>
+internal readonly record struct OffCpuStretch(double SwitchedOutMSec, RunState LeftAs);

@@ -27,10 +27,10 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
         var groups = new Dictionary<string, (bool Own, Dictionary<int, List<(double, double)>> Windows)>(StringComparer.Ordinal);
         foreach (var thread in scheduler.Threads)
         {
-            foreach (var (span, switchedOut) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
             {
                 // Preempted inside a page fault: the fault's time (OffCpuInFaultCause).
-                if (span.State != RunState.Runnable || inputs.LeftCpuInFault(thread, switchedOut))
+                if (span.State != RunState.Runnable || inputs.LeftCpuInFault(thread, stretch))
                 {
                     continue;
                 }

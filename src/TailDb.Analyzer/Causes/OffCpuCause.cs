@@ -30,10 +30,10 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
         var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
         foreach (var thread in scheduler.Threads)
         {
-            foreach (var (span, switchedOut) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
             {
                 // Asleep inside a page fault (reclaim, a page read in): the fault's time (OffCpuInFaultCause).
-                if (span.State is not (RunState.Sleeping or RunState.DiskWait) || inputs.LeftCpuInFault(thread, switchedOut))
+                if (span.State is not (RunState.Sleeping or RunState.DiskWait) || inputs.LeftCpuInFault(thread, stretch))
                 {
                     continue;
                 }

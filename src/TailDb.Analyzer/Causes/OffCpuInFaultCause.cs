@@ -26,9 +26,9 @@ internal sealed class OffCpuInFaultCause(bool preempted, Dictionary<int, List<(d
         var asleep = new Dictionary<int, List<(double, double)>>();
         foreach (var thread in scheduler.Threads)
         {
-            foreach (var (span, switchedOut) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
             {
-                if (inputs.LeftCpuInFault(thread, switchedOut))
+                if (inputs.LeftCpuInFault(thread, stretch))
                 {
                     Intervals.Windows.Group(span.State == RunState.Runnable ? preempted : asleep, thread).Add((span.StartMSec, span.StopMSec));
                 }
