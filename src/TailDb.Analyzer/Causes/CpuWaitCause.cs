@@ -8,13 +8,10 @@ namespace TailDb.Analyzer.Causes;
 /// process it belongs to, or by thread within the traced process), so the verdict can say "waited
 /// for a CPU held by stress-ng-cpu (pid 4242)"; the report names the few that matter to the tail.
 /// </summary>
-internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<int, List<(double Start, double Stop)>> windowsByThread)
+internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double Start, double Stop)>> windowsByThread)
     : ThreadWindowsCause($"waiting for a CPU (runnable, not run), held by {holder}", windowsByThread)
 {
     public override CauseKind Kind => CauseKind.CpuWait;
-
-    /// <summary>Held by a thread of the traced process itself (another load thread, the GC's), not by the machine.</summary>
-    public bool OwnProcess { get; } = ownProcess;
 
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
@@ -24,7 +21,7 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
             return [];
         }
 
-        var groups = new Dictionary<string, (bool Own, Dictionary<int, List<(double, double)>> Windows)>(StringComparer.Ordinal);
+        var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
         foreach (var thread in scheduler.Threads)
         {
             foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
@@ -38,11 +35,11 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
                 var holder = scheduler.DescribeHolder(span.Holder);
                 if (!groups.TryGetValue(holder, out var group))
                 {
-                    group = (scheduler.Identify(span.Holder).ProcessId == scheduler.ProcessId, []);
+                    group = [];
+                    groups.Add(holder, group);
                 }
 
-                Intervals.Windows.Group(group.Windows, thread).Add((span.StartMSec, span.StopMSec));
-                groups[holder] = group;
+                Intervals.Windows.Group(group, thread).Add((span.StartMSec, span.StopMSec));
             }
         }
 
@@ -52,7 +49,7 @@ internal sealed class CpuWaitCause(string holder, bool ownProcess, Dictionary<in
         var causes = new List<ICause>(groups.Count);
         foreach (var (holder, group) in groups.OrderBy(g => g.Key, StringComparer.Ordinal))
         {
-            causes.Add(new CpuWaitCause(holder, group.Own, group.Windows));
+            causes.Add(new CpuWaitCause(holder, group));
         }
 
         return causes;

@@ -36,21 +36,7 @@ public static class FanOutClientCommand
             ?? throw new LoadTestException(ExitCode.InvalidArguments, $"--spec: {specFile.FullName} is empty");
         using var stop = new CancellationTokenSource();
         // stdin closing is the scenario saying "stop" (or the scenario is gone): never outlive it.
-        var stdinClosed = new Thread(() =>
-        {
-            using var input = Console.OpenStandardInput();
-            var buffer = new byte[64];
-            while (input.Read(buffer) > 0)
-            {
-            }
-
-            stop.Cancel();
-        })
-        {
-            IsBackground = true,
-            Name = "scenario-watch",
-        };
-        stdinClosed.Start();
+        WorkerProtocol.CancelWhenStdinCloses(stop, "scenario-watch");
 
         FanOutResult result;
         using (var session = new FanOutSession(spec))
@@ -58,12 +44,7 @@ public static class FanOutClientCommand
             result = session.Run(stop.Token);
         }
 
-        string temporary = spec.ResultPath + ".tmp";
-        File.WriteAllText(temporary, JsonSerializer.Serialize(result, WorkerResult.Json));
-        File.Move(temporary, spec.ResultPath, overwrite: true);
-        Console.Out.WriteLine(WorkerProtocol.Done);
-        Console.Out.Flush();
-        stop.Token.WaitHandle.WaitOne(TimeSpan.FromMinutes(2));
+        WorkerProtocol.Finish(result, spec.ResultPath, Console.Out, WorkerResult.Json, stop.Token);
         return ExitCode.Success;
     }
 }

@@ -49,32 +49,12 @@ public static class WorkerCommand
         });
 
         // stdin closing is the harness saying "stop" (or the harness is gone): never outlive it.
-        var stdinClosed = new Thread(() =>
-        {
-            using var input = Console.OpenStandardInput();
-            var buffer = new byte[64];
-            while (input.Read(buffer) > 0)
-            {
-            }
-
-            stop.Cancel();
-        })
-        {
-            IsBackground = true,
-            Name = "harness-watch",
-        };
-        stdinClosed.Start();
+        WorkerProtocol.CancelWhenStdinCloses(stop, "harness-watch");
 
         var stdout = Console.Out;
         WorkerResult result = new WorkerSession(spec, stdout).Run(stop.Token);
-        string temporary = spec.ResultPath + ".tmp";
-        File.WriteAllText(temporary, JsonSerializer.Serialize(result, WorkerResult.Json));
-        File.Move(temporary, spec.ResultPath, overwrite: true);
-        stdout.WriteLine(WorkerProtocol.Done);
-        stdout.Flush();
-
-        // Stay alive until the harness has stopped its trace session (it then closes stdin).
-        stop.Token.WaitHandle.WaitOne(TimeSpan.FromMinutes(2));
+        // Stays alive after "done" until the harness has stopped its trace session (it then closes stdin).
+        WorkerProtocol.Finish(result, spec.ResultPath, stdout, WorkerResult.Json, stop.Token);
         return ExitCode.Success;
     }
 }

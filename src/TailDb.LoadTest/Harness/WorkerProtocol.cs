@@ -1,3 +1,5 @@
+using System.Text.Json;
+
 namespace TailDb.LoadTest.Harness;
 
 /// <summary>
@@ -13,4 +15,41 @@ public static class WorkerProtocol
     public const string PhasePrefix = "phase ";
     public const string Done = "done";
     public const string CommandName = "worker";
+
+    /// <summary>The child's side of "stop now": cancels <paramref name="stop"/> when its stdin closes (its parent said stop, or is gone).</summary>
+    public static void CancelWhenStdinCloses(CancellationTokenSource stop, string threadName)
+    {
+        ArgumentNullException.ThrowIfNull(stop);
+        var watch = new Thread(() =>
+        {
+            using var input = Console.OpenStandardInput();
+            var buffer = new byte[64];
+            while (input.Read(buffer) > 0)
+            {
+            }
+
+            stop.Cancel();
+        })
+        {
+            IsBackground = true,
+            Name = threadName,
+        };
+        watch.Start();
+    }
+
+    /// <summary>
+    /// The child's side of "done": the result file written whole (a rename, so the parent never reads
+    /// half of it), "done" said, then alive until stdin closes (at most 2 minutes) so the parent can
+    /// stop its trace session, with its rundown, while the process still runs.
+    /// </summary>
+    public static void Finish<T>(T result, string resultPath, TextWriter stdout, JsonSerializerOptions json, CancellationToken stop)
+    {
+        ArgumentNullException.ThrowIfNull(stdout);
+        string temporary = resultPath + ".tmp";
+        File.WriteAllText(temporary, JsonSerializer.Serialize(result, json));
+        File.Move(temporary, resultPath, overwrite: true);
+        stdout.WriteLine(Done);
+        stdout.Flush();
+        stop.WaitHandle.WaitOne(TimeSpan.FromMinutes(2));
+    }
 }
