@@ -12,6 +12,7 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
 
     private (double Start, double Stop)[]? _gcPauses;
     private (double Start, double Stop)[]? _stopped;
+    private (int Thread, (ThreadStateSpan Span, bool InFault)[] Spans)[]? _offCpu;
 
     public ComputerSet Set { get; } = set ?? throw new ArgumentNullException(nameof(set));
 
@@ -29,7 +30,7 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
     /// rest of the recording), so that sample stands for the stack the thread left the CPU with, as
     /// PerfView's thread-time view uses the switch's own stack.
     /// </summary>
-    public bool LeftCpuInFault(int threadId, OffCpuStretch stretch)
+    private bool LeftCpuInFault(int threadId, OffCpuStretch stretch)
     {
         if (stretch.LeftAs is not (RunState.Runnable or RunState.DiskWait)
             || Samples is not { } samples || double.IsNaN(samples.IntervalMSec) || !samples.TryGetThread(threadId, out var thread))
@@ -42,10 +43,33 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
     }
 
     /// <summary>
-    /// Each span of a thread off the CPU (runnable, sleeping, disk wait) with the stretch it belongs
-    /// to: from one switch-out (and the state the thread left in) to its next run.
+    /// Each traced thread's spans off the CPU (runnable, sleeping, disk wait), each marked when its
+    /// stretch began inside a page fault (<see cref="LeftCpuInFault"/>): classified once for every
+    /// scheduler cause (waiting for a CPU, off CPU, mid-fault), which split the same spans by it.
     /// </summary>
-    public static IEnumerable<(ThreadStateSpan Span, OffCpuStretch Stretch)> OffCpuSpans(SchedulerModel scheduler, int threadId)
+    public IReadOnlyList<(int Thread, (ThreadStateSpan Span, bool InFault)[] Spans)> OffCpu => _offCpu ??= ClassifyOffCpu();
+
+    private (int Thread, (ThreadStateSpan Span, bool InFault)[] Spans)[] ClassifyOffCpu()
+    {
+        if (Scheduler is not { } scheduler)
+        {
+            return [];
+        }
+
+        var all = new List<(int, (ThreadStateSpan, bool)[])>();
+        foreach (var thread in scheduler.Threads)
+        {
+            all.Add((thread, [.. OffCpuSpans(scheduler, thread).Select(s => (s.Span, LeftCpuInFault(thread, s.Stretch)))]));
+        }
+
+        return [.. all];
+    }
+
+    /// <summary>
+    /// Each span of a thread off the CPU with the stretch it belongs to: from one switch-out (and the
+    /// state the thread left in) to its next run.
+    /// </summary>
+    private static IEnumerable<(ThreadStateSpan Span, OffCpuStretch Stretch)> OffCpuSpans(SchedulerModel scheduler, int threadId)
     {
         ArgumentNullException.ThrowIfNull(scheduler);
         var spans = scheduler.SpansOf(threadId).ToArray();

@@ -22,12 +22,12 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
         }
 
         var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
-        foreach (var thread in scheduler.Threads)
+        foreach (var (thread, spans) in inputs.OffCpu)
         {
-            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, inFault) in spans)
             {
                 // Preempted inside a page fault: the fault's time (OffCpuInFaultCause).
-                if (span.State != RunState.Runnable || inputs.LeftCpuInFault(thread, stretch))
+                if (span.State != RunState.Runnable || inFault)
                 {
                     continue;
                 }

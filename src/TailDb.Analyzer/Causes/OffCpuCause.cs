@@ -28,12 +28,12 @@ internal sealed class OffCpuCause(string name, Dictionary<int, List<(double Star
         var ignored = new List<(double, double)>();
         var outsideStops = new List<(double, double)>();
         var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
-        foreach (var thread in scheduler.Threads)
+        foreach (var (thread, spans) in inputs.OffCpu)
         {
-            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, inFault) in spans)
             {
                 // Asleep inside a page fault (reclaim, a page read in): the fault's time (OffCpuInFaultCause).
-                if (span.State is not (RunState.Sleeping or RunState.DiskWait) || inputs.LeftCpuInFault(thread, stretch))
+                if (span.State is not (RunState.Sleeping or RunState.DiskWait) || inFault)
                 {
                     continue;
                 }

@@ -17,18 +17,18 @@ internal sealed class OffCpuInFaultCause(bool preempted, Dictionary<int, List<(d
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);
-        if (inputs.Scheduler is not { } scheduler)
+        if (inputs.Scheduler is null)
         {
             return [];
         }
 
         var preempted = new Dictionary<int, List<(double, double)>>();
         var asleep = new Dictionary<int, List<(double, double)>>();
-        foreach (var thread in scheduler.Threads)
+        foreach (var (thread, spans) in inputs.OffCpu)
         {
-            foreach (var (span, stretch) in CauseInputs.OffCpuSpans(scheduler, thread))
+            foreach (var (span, inFault) in spans)
             {
-                if (inputs.LeftCpuInFault(thread, stretch))
+                if (inFault)
                 {
                     Intervals.Windows.Group(span.State == RunState.Runnable ? preempted : asleep, thread).Add((span.StartMSec, span.StopMSec));
                 }
