@@ -248,7 +248,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         }
 
         var info = Activities[activity];
-        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata) : PayloadPlan.Empty;
+        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata, Selection.StopField) : PayloadPlan.Empty;
         if (plan.HasArrival)
         {
             WithArrival = true;
