@@ -22,6 +22,7 @@ mkdir -p "$out"
 
 for method in "${methods[@]}"; do
   work=$(mktemp -d)
+  : > "$work/log"
   # W^X off: gdb writes its breakpoints into the JIT's code pages. The perf map names the code.
   DOTNET_EnableWriteXorExecute=0 DOTNET_PerfMapEnabled=1 TAILDB_PARK_UNTIL="$work/done" \
     dotnet "$dll" --park "$method" > "$work/log" 2>&1 &

@@ -41,7 +41,10 @@ public static class ParkedBenchmark
 
         Environment.SetEnvironmentVariable(SuiteScale.Variable, SuiteScale.Quick.Name);
         object instance = Activator.CreateInstance(type!)!;
-        type!.GetMethods().FirstOrDefault(m => m.GetCustomAttribute<GlobalSetupAttribute>() is not null)?.Invoke(instance, null);
+        // The setup BenchmarkDotNet would run for this method: one that targets it, else an untargeted one.
+        MethodInfo[] setups = type!.GetMethods().Where(m => m.GetCustomAttribute<GlobalSetupAttribute>() is not null).ToArray();
+        (setups.FirstOrDefault(m => m.GetCustomAttribute<GlobalSetupAttribute>()!.Targets.Contains(method.Name))
+            ?? setups.FirstOrDefault(m => m.GetCustomAttribute<GlobalSetupAttribute>()!.Targets.Length == 0))?.Invoke(instance, null);
 
         // Tier 0, the instrumented tier, then tier 1: each promotion waits for 30 calls and a
         // quiet 100 ms, so calls in rounds with pauses between them.
