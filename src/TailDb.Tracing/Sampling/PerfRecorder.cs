@@ -108,6 +108,8 @@ public sealed class PerfRecorder : IAsyncDisposable
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
+            // A ring's guard reads perf's stdin (RecordArguments): the pipe stays open while this process lives.
+            RedirectStandardInput = ring is not null,
             UseShellExecute = false,
         };
         foreach (string argument in RecordArguments(dataPath, rateHz, control, ack, ring))
@@ -160,6 +162,9 @@ public sealed class PerfRecorder : IAsyncDisposable
             ? (string[])["--quiet"]
             : ["--overwrite", "--switch-output=signal", "-m", ring.Pages.ToString(CultureInfo.InvariantCulture)],
         "-o", dataPath,
+        // A ring runs as long as a watch, which may die without stopping it (SIGKILL, a crashed host): perf records
+        // system-wide until its workload exits, and this one exits when perf's stdin, our pipe, closes with us.
+        .. ring is null ? (string[])[] : ["--", "sh", "-c", "read _"],
     ];
 
     /// <summary>
@@ -262,7 +267,10 @@ public sealed class PerfRecorder : IAsyncDisposable
         TryDelete($"/tmp/perfinfo-{pid}.map");
     }
 
-    /// <summary>SIGINT, as Ctrl-C stops perf: it writes what it holds and exits; killed past <paramref name="timeout"/>.</summary>
+    /// <summary>
+    /// SIGINT, as Ctrl-C stops perf: it writes what it holds, ends its workload (a ring's guard) and
+    /// exits; killed past <paramref name="timeout"/>.
+    /// </summary>
     private async Task InterruptAsync(TimeSpan timeout)
     {
         if (!_perf.HasExited)
