@@ -11,12 +11,21 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
 {
     private readonly object _gate = new();
 
-    public void Started(int processId) =>
-        Line($"watching {target} (pid {processId}): {settings.Selection.Provider} {string.Join("/", settings.Selection.Activities)}, window {settings.Ring.Window.TotalSeconds:0.#} s, max {settings.Ring.MaxBytes / (1 << 20)} MiB, captures in {settings.CaptureDirectory}");
+    private string? _sampler;
 
-    /// <summary>Which sampler makes the captures' samples and why, once, as `record` and the load test say it.</summary>
+    /// <summary>The first session's start also says which sampler makes the captures' samples and why, as `record` and the load test do.</summary>
+    public void Started(int processId)
+    {
+        Line($"watching {target} (pid {processId}): {settings.Selection.Provider} {string.Join("/", settings.Selection.Activities)}, window {settings.Ring.Window.TotalSeconds:0.#} s, max {settings.Ring.MaxBytes / (1 << 20)} MiB, captures in {settings.CaptureDirectory}");
+        if (Interlocked.Exchange(ref _sampler, null) is { } sampler)
+        {
+            Line(sampler);
+        }
+    }
+
+    /// <summary>The sampler line, said once the first session is up (a watch that never starts one ends in its one error line).</summary>
     public void Sampler(string? perfRing) =>
-        Line($"sampler: {settings.Sampler.Describe()}{(perfRing is null ? "" : $"; {perfRing}")}");
+        _sampler = $"sampler: {settings.Sampler.Describe()}{(perfRing is null ? "" : $"; {perfRing}")}";
 
     /// <summary>An attached process's JIT code is named by perf only if it started with the perf map on and W^X off.</summary>
     public void AttachedWithPerf(int processId) =>

@@ -65,8 +65,9 @@ internal static class WatchRunner
             _ => $"process {((WatchTarget.Attach)target).ProcessId}",
         };
         var view = new LiveView(output, interactive, settings, name);
-        // perf first, so the target launched below starts with perf's rings already running.
-        var perf = await StartPerfAsync(settings, cancellationToken);
+        // perf first, so the target launched below starts with perf's rings already running; not for a pid
+        // that is not there, whose attach fails in its one line.
+        var perf = target is WatchTarget.Attach attach && !IsAlive(attach.ProcessId) ? null : await StartPerfAsync(settings, cancellationToken);
         view.Sampler(perf?.Ring?.Describe());
         var launched = new List<int>();
         var budget = new CaptureBudget();

@@ -273,6 +273,20 @@ public sealed class PerfRecorder : IAsyncDisposable
     /// </summary>
     private async Task InterruptAsync(TimeSpan timeout)
     {
+        if (Ring is not null)
+        {
+            // The guard's end: it exits (perf would stop on that alone), and a guard left by a perf that
+            // died some other way (killed) does not hold perf's stderr open, which EndAsync reads to its end.
+            try
+            {
+                _perf.StandardInput.Close();
+            }
+            catch (IOException)
+            {
+                // Closed by its reader's end already.
+            }
+        }
+
         if (!_perf.HasExited)
         {
             _ = kill(_perf.Id, SigInt);
@@ -385,7 +399,16 @@ public sealed class PerfRecorder : IAsyncDisposable
             // Killed instead.
         }
 
-        await _output.EndAsync().ConfigureAwait(false);
+        try
+        {
+            // Bounded: a process perf started and that outlived it could hold its stderr open.
+            await _output.EndAsync().WaitAsync(TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            // What perf said is not needed any more.
+        }
+
         await _control.DisposeAsync().ConfigureAwait(false);
         await _ack.DisposeAsync().ConfigureAwait(false);
         _perf.Dispose();

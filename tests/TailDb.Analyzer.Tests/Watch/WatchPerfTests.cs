@@ -184,6 +184,7 @@ public sealed class WatchPerfTests
 
             Assert.True(!Directory.Exists($"/proc/{perf}") || File.ReadAllText($"/proc/{perf}/stat").Contains(") Z ", StringComparison.Ordinal),
                 $"perf {perf} still runs 30 s after its watch was killed");
+            Console.WriteLine($"perf {perf} stopped {30 - (stopped - DateTime.UtcNow).TotalSeconds:0.0} s after its watch {watch.Id} was killed (target {target})");
         }
         finally
         {
