@@ -81,6 +81,22 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
             alsoKnown: stress ? c => c.Kind == CauseKind.CpuWait && c.Name.Contains("stress-ng", StringComparison.Ordinal) : null);
         output.WriteLine("load average: " + File.ReadAllText("/proc/loadavg").Trim());
         output.WriteLine(score.Describe());
+        output.WriteLine($"{score.Misses.Count} found but not named their injected cause:");
+        foreach (string miss in score.Misses)
+        {
+            output.WriteLine("  " + miss);
+        }
+
+        // To read the evidence behind a score afterwards: the trace, its perf file and its truth file.
+        if (Environment.GetEnvironmentVariable("TAILDB_KEEP_INJECTION_TRACES") is { Length: > 0 } keep)
+        {
+            Directory.CreateDirectory(keep);
+            foreach (string file in Directory.GetFiles(_scratch.FullName, name + ".*"))
+            {
+                File.Copy(file, Path.Combine(keep, Path.GetFileName(file)), overwrite: true);
+            }
+        }
+
         output.WriteLine(report.Verdict);
         foreach (CauseRow cause in report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(10))
         {
