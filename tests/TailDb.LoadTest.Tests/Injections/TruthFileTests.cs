@@ -85,6 +85,20 @@ public sealed class TruthFileTests
     }
 
     [Fact]
+    public void A_sleep_holds_no_longer_than_it_asked_to_when_its_thread_then_waited_for_a_CPU()
+    {
+        // A 15 ms sleep whose window lasted 28 ms: the thread woke at 115 and was not run until 128.
+        var sleep = new Injection(InjectionKind.Sleep, 5, HoldMilliseconds: 15);
+        var log = new RequestLog(threads: 1, capacityPerThread: 8);
+        log.Add(0, Ms(100), Ms(100), Ms(128), RequestEffect.Slept);
+        log.Add(0, Ms(104), Ms(128), Ms(129), RequestEffect.None);
+
+        TruthFile truth = TruthFile.Build([sleep], [new InjectionWindow(0, Ms(100), Ms(128), 0)], log);
+
+        Assert.Equal([15, 11], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
+    }
+
+    [Fact]
     public void A_GC_pause_inside_a_fault_burst_is_the_pause_s_time_not_the_burst_s()
     {
         // The faulting loop is managed code: a gen1 pause from 150 to 200 stopped it, and its queue with it.
