@@ -27,7 +27,7 @@ internal sealed record InjectionScore(
     IReadOnlyDictionary<string, KindScore> ByKind)
 {
     /// <summary>Every request slowed past the threshold and found but not named its injected cause, with what the truth and the analyzer saw.</summary>
-    public IReadOnlyList<string> Misses { get; init; } = [];
+    public IReadOnlyList<InjectionMiss> Misses { get; init; } = [];
 
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
@@ -57,7 +57,7 @@ internal sealed record InjectionScore(
         int slowed = 0, found = 0, right = 0, strict = 0;
         var byInjection = new Dictionary<string, int>();
         var byKind = new Dictionary<string, KindScore>();
-        var misses = new List<string>();
+        var misses = new List<InjectionMiss>();
         foreach (var request in truth.Requests.GroupBy(r => r.Arrival).Where(r => SlowedPast(r.ToArray(), threshold)))
         {
             slowed++;
@@ -80,7 +80,7 @@ internal sealed record InjectionScore(
             byKind[kinds] = kindScore with { Found = kindScore.Found + 1, RightCause = kindScore.RightCause + (isRight ? 1 : 0) };
             if (!isRight)
             {
-                misses.Add(DescribeMiss(truth, request.ToArray(), row));
+                misses.Add(new InjectionMiss(row, [.. request.Select(r => (truth.Injections[r.Injection].Kind, r))]));
             }
         }
 
@@ -110,14 +110,6 @@ internal sealed record InjectionScore(
         {
             Misses = misses,
         };
-    }
-
-    private static string DescribeMiss(TruthFile truth, AffectedRequest[] firings, SlowRequestRow row)
-    {
-        string injected = string.Join(" + ", firings.Select(f => FormattableString.Invariant($"{truth.Injections[f.Injection].Kind}{(f.Queued ? " queued" : "")} {f.InjectedMs:0.###}")));
-        string overlaps = string.Join(", ", row.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(6).Select(c => FormattableString.Invariant($"{c.Cause} {c.Value:0.###}")));
-        return FormattableString.Invariant(
-            $"at {row.StartMs:0.000} ms thread {row.ThreadId}: response {row.DurationMs:0.###} (queue {row.QueueMs:0.###}); truth: {injected}; named: {row.Named?.Cause ?? "(none)"} {row.Named?.Value ?? 0:0.###}; overlaps: {overlaps}");
     }
 
     /// <summary>
@@ -209,3 +201,16 @@ internal sealed record InjectionScore(
 
 /// <summary>One injection kind's (or a combination's) requests slowed past the threshold, found in the slow set, and with the right cause first.</summary>
 internal readonly record struct KindScore(int Slowed, int Found, int RightCause);
+
+/// <summary>A request an injection slowed past the threshold that the analyzer found but named another cause for: its row, and each firing's truth.</summary>
+internal sealed record InjectionMiss(SlowRequestRow Row, IReadOnlyList<(InjectionKind Kind, AffectedRequest Truth)> Firings)
+{
+    /// <summary>One line: the request, what the truth charged each firing, what the analyzer named and what overlapped it.</summary>
+    public string Describe()
+    {
+        string injected = string.Join(" + ", Firings.Select(f => FormattableString.Invariant($"{f.Kind}{(f.Truth.Queued ? " queued" : "")} {f.Truth.InjectedMs:0.###}")));
+        string overlaps = string.Join(", ", Row.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(6).Select(c => FormattableString.Invariant($"{c.Cause} {c.Value:0.###}")));
+        return FormattableString.Invariant(
+            $"at {Row.StartMs:0.000} ms thread {Row.ThreadId}: response {Row.DurationMs:0.###} (queue {Row.QueueMs:0.###}; the load test's own: {Firings[0].Truth.ResponseMs:0.###}); truth: {injected}; named: {Row.Named?.Cause ?? "(none)"} {Row.Named?.Value ?? 0:0.###}; overlaps: {overlaps}");
+    }
+}

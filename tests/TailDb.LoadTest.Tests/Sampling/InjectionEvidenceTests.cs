@@ -37,11 +37,10 @@ public sealed class InjectionEvidenceTests(ITestOutputHelper output)
         var pauses = (truth.Pauses ?? []).Select(p => (Start: clock.RelativeMSec(p.Start), Stop: clock.RelativeMSec(p.Stop))).ToArray();
         var windows = truth.Windows.Select(w => (Kind: truth.Injections[w.Injection].Kind, Start: clock.RelativeMSec(w.Start), Stop: clock.RelativeMSec(w.Stop), w.Thread)).ToArray();
         var byThread = report.Slowest.GroupBy(r => r.ThreadId).ToDictionary(g => g.Key, g => g.OrderBy(r => r.StartMs).ToArray());
-        foreach (string miss in score.Misses)
+        foreach (InjectionMiss miss in score.Misses)
         {
-            output.WriteLine("MISS " + miss);
-            double at = double.Parse(miss[3..miss.IndexOf(" ms", StringComparison.Ordinal)], System.Globalization.CultureInfo.InvariantCulture);
-            var row = report.Slowest.First(r => Math.Abs(r.StartMs - at) < 0.001);
+            output.WriteLine("MISS " + miss.Describe());
+            SlowRequestRow row = miss.Row;
             double done = row.StartMs + row.DurationMs;
             foreach (var w in windows.Where(w => w.Start < done && w.Stop > row.StartMs - 50))
             {

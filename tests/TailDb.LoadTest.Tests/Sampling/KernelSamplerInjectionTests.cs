@@ -83,9 +83,9 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
         output.WriteLine("load average: " + File.ReadAllText("/proc/loadavg").Trim());
         output.WriteLine(score.Describe());
         output.WriteLine($"{score.Misses.Count} found but not named their injected cause:");
-        foreach (string miss in score.Misses)
+        foreach (InjectionMiss miss in score.Misses)
         {
-            output.WriteLine("  " + miss);
+            output.WriteLine("  " + miss.Describe());
         }
 
         // To read the evidence behind a score afterwards: the trace, its perf file and its truth file.
