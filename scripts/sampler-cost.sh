@@ -42,7 +42,7 @@ def med(values):
     values = [v for v in values if v is not None]
     return (statistics.median(values), min(values), max(values)) if values else None
 def cell(t): return "n/a" if t is None else f"{t[0]:.3f} ({t[1]:.3f}-{t[2]:.3f})"
-rows = {}
+rows, gcs = {}, {}
 for variant in ("untraced", "eventpipe", "perf"):
     for r in range(1, repeat + 1):
         doc = json.load(open(f"{out}/{variant}.{r}.json"))
@@ -51,6 +51,8 @@ for variant in ("untraced", "eventpipe", "perf"):
             if res is None: continue
             c = res["overall"]["corrected"]
             rows.setdefault((m["mode"], variant), []).append((ms(c["p99"]), ms(c["p999"])))
+            g = res["gcDuringMeasurement"]
+            gcs.setdefault((m["mode"], variant), []).append((g["pauseMilliseconds"], g["gen0"] + g["gen1"] + g["gen2"], g["gen1"]))
 def trace_of(variant, r, mode):
     one = f"{out}/{variant}.{r}.slowest.json"
     many = f"{out}/{variant}.{r}.{mode}.slowest.json"
@@ -79,6 +81,14 @@ for mode in modes:
         ratio = lambda a, b: "" if a is None or b is None or b[0] == 0 else f"{a[0] / b[0]:.2f}x"
         print(f"| {mode} | {variant} | {cell(p99)} | {cell(p999)} | {ratio(p99, b99) if variant != 'untraced' else ''} | {ratio(p999, b999) if variant != 'untraced' else ''} | "
               f"{cell(med(overhead)) + '%' if overhead else ''} | {cell(med(named)) + '%' if named else ''} |")
+print()
+# Whether the recording changed the GC itself: the measured phase's GC pause total and counts (GC.GetTotalPauseDuration, CollectionCount).
+print("| mode | variant | GC pause ms in the measured phase | GCs | gen1 GCs |")
+print("|---|---|---|---|---|")
+for mode in modes:
+    for variant in ("untraced", "eventpipe", "perf"):
+        runs = gcs.get((mode, variant), [])
+        print(f"| {mode} | {variant} | {cell(med([r[0] for r in runs]))} | {cell(med([r[1] for r in runs]))} | {cell(med([r[2] for r in runs]))} |")
 print()
 for (mode, variant), verdict in sorted(verdicts.items()):
     print(f"{mode}, {variant}: {verdict}")

@@ -5,7 +5,13 @@
 # with ratios to Garnet in the same run.
 #
 #   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
-#                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH] [--baseline-args "..."]
+#                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH] [--baseline-args "..."] [--garnet-aof]
+#
+# --garnet-aof adds two more Garnets with its append-only file on disk, the like-for-like peers of
+# TailDb's log: "garnet-aof" (--aof: every write appended and its commit issued, the reply not
+# waiting for it; as TailDb's none, whose reply waits for the pwrite but not for the disk) and
+# "garnet-aof-wait" (--aof --aof-commit-wait: the reply waits for the commit; as TailDb's fsync).
+# Ratios stay to the in-memory Garnet.
 #
 # --baseline-dll adds a fifth server, "taildb-base": another build of TailDb.Server.dll (say, the
 # tree before a change: `git archive REV | tar -x -C DIR`, then build DIR/src/TailDb.Server), with
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
     --taildb-args) taildb_args=$2; shift 2 ;;
     --baseline-dll) baseline_dll=$2; shift 2 ;;
     --baseline-args) baseline_args=$2; baseline_args_set=1; shift 2 ;;
+    --garnet-aof) garnet_aof=1; shift ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
@@ -85,7 +92,7 @@ wait_port() {
 # Below Linux's ephemeral range (32768-60999 by default): a port in it can be held by any
 # outgoing connection at the moment a server binds it (it once was, and redis-server aborted).
 base=$(( 20000 + RANDOM % 12000 ))
-declare -A port=([taildb-none]=$base [taildb-fsync]=$((base + 1)) [garnet]=$((base + 2)) [redis]=$((base + 3)) [taildb-base]=$((base + 4)))
+declare -A port=([taildb-none]=$base [taildb-fsync]=$((base + 1)) [garnet]=$((base + 2)) [redis]=$((base + 3)) [taildb-base]=$((base + 4)) [garnet-aof]=$((base + 5)) [garnet-aof-wait]=$((base + 6)))
 servers=(taildb-none taildb-fsync garnet redis)
 if [ -n "$baseline_dll" ]; then
   servers=(taildb-base "${servers[@]}")
@@ -107,6 +114,20 @@ done
 garnet_dll=$(ls "${NUGET_PACKAGES:-$HOME/.nuget/packages}"/garnet-server/2.2.8/tools/*/any/GarnetServer.dll | head -1)
 dotnet "$garnet_dll" --bind 127.0.0.1 --port "${port[garnet]}" > "$out/garnet.log" 2>&1 &
 pids+=($!)
+if [ -n "${garnet_aof:-}" ]; then
+  servers+=(garnet-aof garnet-aof-wait)
+  for s in garnet-aof garnet-aof-wait; do
+    d=$(mktemp -d); dirs+=("$d")
+    wait_flag=""; [ "$s" = garnet-aof-wait ] && wait_flag="--aof-commit-wait"
+    # shellcheck disable=SC2086
+    # The AOF lives under --checkpointdir when tiered storage (--logdir) is off, as it is here.
+    # Its default device on Linux is native (io_uring, else libaio), whose shipped library does not
+    # load on this Debian 12 (liburing.so.2 absent; the libaio fallback fails too): it aborted at the
+    # first flush. RandomAccess is .NET's pwrite/pread, the call TailDb's log makes.
+    dotnet "$garnet_dll" --bind 127.0.0.1 --port "${port[$s]}" --aof $wait_flag --device-type RandomAccess --checkpointdir "$d" > "$out/$s.log" 2>&1 &
+    pids+=($!)
+  done
+fi
 d=$(mktemp -d); dirs+=("$d")
 redis-server --bind 127.0.0.1 --port "${port[redis]}" --save "" --appendonly no --dir "$d" --protected-mode yes > "$out/redis.log" 2>&1 &
 pids+=($!)
@@ -137,7 +158,7 @@ if [ -n "$loadtest" ]; then
 fi
 
 # Garnet has no SHUTDOWN: the EXIT trap kills every server started here by its pid.
-for s in "${servers[@]}"; do [ "$s" = garnet ] && continue; redis-cli -h 127.0.0.1 -p "${port[$s]}" SHUTDOWN NOSAVE >/dev/null 2>&1 || true; done
+for s in "${servers[@]}"; do [[ "$s" = garnet* ]] && continue; redis-cli -h 127.0.0.1 -p "${port[$s]}" SHUTDOWN NOSAVE >/dev/null 2>&1 || true; done
 
 [ -z "$pipelines" ] && exit 0
 python3 - "$out" <<'PY'
@@ -154,7 +175,7 @@ def parse(path):
             p999 = float(ms); break
     errors = len(re.findall(r"error", text, re.I))
     return rps, p50, p99, p999, errors
-servers = ["taildb-base", "taildb-none", "taildb-fsync", "garnet", "redis"]
+servers = ["taildb-base", "taildb-none", "taildb-fsync", "garnet", "garnet-aof", "garnet-aof-wait", "redis"]
 print()
 print("| test | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s vs Garnet | p99 vs Garnet |")
 print("|---|---|---|---|---|---|---|---|")

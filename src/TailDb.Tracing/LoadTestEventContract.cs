@@ -58,6 +58,14 @@ public static class LoadTestEventContract
         /// <summary>RequestStart: 0 read, 1 write, 2 delete. RequestStop: what it turned out to be (the load test's OpKind).</summary>
         public const string Kind = "kind";
 
+        /// <summary>
+        /// RequestStop: Stopwatch.GetTimestamp() of the moment the load test read the request's end, the
+        /// end of the latency it records. The Stop event itself is stamped a microsecond or two later (the
+        /// event is written after the clock read); with this field the analyzer's response time is the
+        /// load test's latency to the tick, so a sub-millisecond p99 agrees too.
+        /// </summary>
+        public const string StopTimestamp = "stopTimestamp";
+
         /// <summary>RequestStop: the value bytes the request read or wrote (0 for a delete or a key not found), so the analyzer can correlate size with latency.</summary>
         public const string ValueBytes = "valueBytes";
 

@@ -19,13 +19,17 @@ internal sealed class PayloadPlan
 
     /// <summary>Index of the arrival field (a 64-bit Stopwatch timestamp), or -1.</summary>
     private readonly int _arrival;
+
+    /// <summary>Index of the Stop's own end time (a 64-bit Stopwatch timestamp), or -1.</summary>
+    private readonly int _stop;
     private readonly TraceClock? _clock;
     private readonly int[] _offsets;
     private readonly int[] _widths;
     private byte[] _buffer = new byte[256];
 
-    private PayloadPlan(PayloadLayout layout, Kept[] kept, IReadOnlyList<string> skipped, ActivityInfo? activity = null, int arrival = -1, TraceClock? clock = null)
+    private PayloadPlan(PayloadLayout layout, Kept[] kept, IReadOnlyList<string> skipped, ActivityInfo? activity = null, int arrival = -1, TraceClock? clock = null, int stop = -1)
     {
+        _stop = stop;
         _layout = layout;
         _kept = kept;
         _activity = activity;
@@ -55,7 +59,8 @@ internal sealed class PayloadPlan
     /// <param name="arrivalField">The Start payload field holding the arrival as a Stopwatch timestamp.</param>
     /// <param name="clock">Converts that timestamp to trace time; without one the field is an ordinary number.</param>
     /// <param name="metadata">The declared fields of the provider's events; without it (or the event in it), the types of TraceEvent's values.</param>
-    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null, EventMetadata? metadata = null)
+    /// <param name="stopField">The Stop payload field holding the request's end as a Stopwatch timestamp.</param>
+    public static PayloadPlan Build(TraceEvent data, ActivityInfo activity, string? arrivalField = null, TraceClock? clock = null, EventMetadata? metadata = null, string? stopField = null)
     {
         ArgumentNullException.ThrowIfNull(data);
         ArgumentNullException.ThrowIfNull(activity);
@@ -75,6 +80,7 @@ internal sealed class PayloadPlan
         var kept = new List<Kept>();
         var skipped = new List<string>();
         var arrival = -1;
+        var stop = -1;
         for (var i = 0; i < layout.Fields.Count; i++)
         {
             var (name, type) = layout.Fields[i];
@@ -82,6 +88,13 @@ internal sealed class PayloadPlan
                 && string.Equals(name, arrivalField, StringComparison.OrdinalIgnoreCase))
             {
                 arrival = i;
+                continue;
+            }
+
+            if (type is PayloadFieldType.Int64 or PayloadFieldType.UInt64 && clock is not null && data.Opcode == TraceEventOpcode.Stop
+                && string.Equals(name, stopField, StringComparison.OrdinalIgnoreCase))
+            {
+                stop = i;
                 continue;
             }
 
@@ -109,12 +122,12 @@ internal sealed class PayloadPlan
             }
         }
 
-        return new PayloadPlan(layout, [.. kept], skipped, activity, arrival, clock);
+        return new PayloadPlan(layout, [.. kept], skipped, activity, arrival, clock, stop);
     }
 
     public void Read(TraceEvent data, ref RequestRecord record)
     {
-        if (_kept.Length == 0 && _arrival < 0)
+        if (_kept.Length == 0 && _arrival < 0 && _stop < 0)
         {
             return;
         }
@@ -142,6 +155,17 @@ internal sealed class PayloadPlan
             // Queue = Start - arrival, both on the trace's clock.
             record.QueueMSec = record.StartMSec - _clock!.RelativeMSec(arrival);
             record.HasArrival = true;
+        }
+
+        if (_stop >= 0 && _layout.TryReadInteger(payload, _stop, _offsets[_stop], _widths[_stop], out var stop))
+        {
+            // The app's own read of the end: the Stop event is stamped after it, by one event's cost.
+            // A value outside [Start, the Stop event] is not that read (unset, or another clock): ignored.
+            var end = _clock!.RelativeMSec(stop);
+            if (end >= record.StartMSec && end <= record.StopMSec)
+            {
+                record.StopMSec = end;
+            }
         }
 
         foreach (var kept in _kept)

@@ -5,8 +5,9 @@ using TailDb.Analyzer.Traces;
 namespace TailDb.Analyzer.Computers;
 
 /// <summary>
-/// Pairs the chosen provider's Start/Stop events into requests by ActivityID, or by thread when
-/// the IDs are empty (TplEventSource keyword 0x80 was off). The provider's other Start/Stop
+/// Pairs the chosen provider's Start/Stop events into requests by <see cref="ActivityPairs{T}"/>'s
+/// rule (ActivityID, or thread when the IDs are empty: TplEventSource keyword 0x80 was off), the
+/// rule the watch pairs by too. The provider's other Start/Stop
 /// activities (TailDb's FileRead, Fsync) are kept as windows nested in the request whose
 /// ActivityID is their RelatedActivityID (or, without IDs, the request open on their thread).
 /// Unpaired Starts and Stops are counted, never thrown.
@@ -16,8 +17,9 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
 {
     private readonly Dictionary<int, Template> _templates = [];
     private readonly Dictionary<string, byte> _activityByName = new(StringComparer.OrdinalIgnoreCase);
-    private readonly Dictionary<Guid, Open> _openById = [];
-    private readonly Dictionary<(int Thread, byte Activity), Stack<int>> _openByThread = [];
+    private readonly ActivityPairs<Open> _open = new();
+    // A nested activity's parent: the open request whose ActivityID is its RelatedActivityID, or without ids the one open on its thread.
+    private readonly Dictionary<Guid, int> _openRequestById = [];
     private readonly Dictionary<int, int> _openRequestOnThread = [];
     private long _pairedById;
     private long _pairedByThread;
@@ -89,18 +91,13 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
 
     public void Complete(double traceEndMSec)
     {
-        foreach (var open in _openById.Values)
+        foreach (var open in _open.Open())
         {
             Activities[open.Activity].UnpairedStarts++;
         }
 
-        foreach (var (key, stack) in _openByThread)
-        {
-            Activities[key.Activity].UnpairedStarts += stack.Count;
-        }
-
-        _openById.Clear();
-        _openByThread.Clear();
+        _open.Clear();
+        _openRequestById.Clear();
     }
 
     private void OnEvent(TraceEvent data)
@@ -150,14 +147,18 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
             template.Plan.Read(data, ref record);
             index = Requests.Add(record);
             _openRequestOnThread[thread] = index;
+            if (id != Guid.Empty)
+            {
+                _openRequestById[id] = index;
+            }
         }
         else
         {
             var parent = -1;
             var related = data.RelatedActivityID;
-            if (related != Guid.Empty && _openById.TryGetValue(related, out var owner) && Activities[owner.Activity].IsRequest)
+            if (related != Guid.Empty && _openRequestById.TryGetValue(related, out var owner))
             {
-                parent = owner.Index;
+                parent = owner;
             }
             else if (related == Guid.Empty && _openRequestOnThread.TryGetValue(thread, out var onThread))
             {
@@ -167,50 +168,24 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
             index = Nested.Add(new NestedRecord(time, thread, parent, template.Activity));
         }
 
-        if (id != Guid.Empty)
+        if (_open.Start(ActivityKey.Of(id, thread, template.Activity), new Open(template.Activity, index), out var dropped))
         {
-            _openById[id] = new Open(template.Activity, index);
-        }
-        else
-        {
-            var key = (thread, template.Activity);
-            if (!_openByThread.TryGetValue(key, out var stack))
-            {
-                stack = new Stack<int>();
-                _openByThread.Add(key, stack);
-            }
-
-            stack.Push(index);
+            Activities[dropped.Activity].UnpairedStarts++;
         }
     }
 
     private void OnStop(TraceEvent data, Template template)
     {
         var activity = Activities[template.Activity];
-        var id = data.ActivityID;
-        int index;
-        bool byThread;
-        if (id != Guid.Empty)
-        {
-            if (!_openById.Remove(id, out var open) || open.Activity != template.Activity)
-            {
-                activity.UnpairedStops++;
-                return;
-            }
-
-            index = open.Index;
-            byThread = false;
-        }
-        else if (_openByThread.TryGetValue((data.ThreadID, template.Activity), out var stack) && stack.Count > 0)
-        {
-            index = stack.Pop();
-            byThread = true;
-        }
-        else
+        var key = ActivityKey.Of(data.ActivityID, data.ThreadID, template.Activity);
+        if (!_open.TryStop(key, out var open))
         {
             activity.UnpairedStops++;
             return;
         }
+
+        var index = open.Index;
+        var byThread = !key.HasActivity;
 
         var time = data.TimeStampRelativeMSec;
         activity.Completed++;
@@ -224,6 +199,11 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
             if (_openRequestOnThread.TryGetValue(record.ThreadId, out var onThread) && onThread == index)
             {
                 _openRequestOnThread.Remove(record.ThreadId);
+            }
+
+            if (key.HasActivity)
+            {
+                _openRequestById.Remove(data.ActivityID);
             }
 
             if (byThread)
@@ -268,7 +248,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
         }
 
         var info = Activities[activity];
-        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata) : PayloadPlan.Empty;
+        var plan = info.IsRequest ? PayloadPlan.Build(data, info, Selection.ArrivalField, clock, metadata, Selection.StopField) : PayloadPlan.Empty;
         if (plan.HasArrival)
         {
             WithArrival = true;

@@ -17,6 +17,13 @@ internal sealed record RequestSelection(string Provider, IReadOnlyList<string> A
     /// </summary>
     public static RequestSelection Default { get; } = TailDb with { Auto = true };
 
+    /// <summary>
+    /// The Stop payload field that holds the moment the app read the request's end, as a Stopwatch
+    /// timestamp (the load test's <see cref="LoadTestEventContract.Fields.StopTimestamp"/>); where a Stop
+    /// carries it, it ends the request in place of the event's own, slightly later, time.
+    /// </summary>
+    public string StopField { get; init; } = LoadTestEventContract.Fields.StopTimestamp;
+
     /// <summary>In a machine-wide ETW trace, whose requests (--pid/--process); a .nettrace holds one process.</summary>
     public ProcessChoice Process { get; init; } = ProcessChoice.Default;
 

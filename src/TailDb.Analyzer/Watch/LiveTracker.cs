@@ -29,7 +29,7 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
     private Role[] _roles = new Role[256];
     private readonly Dictionary<int, Role> _sparseRoles = [];
     private readonly List<string> _activityNames = [];
-    private readonly OpenRequests _open = new();
+    private readonly ActivityPairs<long> _open = new();
     private readonly Dictionary<long, int> _sequences = [];
     private readonly List<KeptMethodLoad> _methodLoads = [];
     private readonly RollingPercentiles _percentiles = new();
@@ -267,12 +267,12 @@ internal sealed class LiveTracker(WatchSettings settings, CaptureBudget budget, 
         switch (role.Kind)
         {
             case RoleKind.Start:
-                _open.Start(reader.RequestKey, reader.Timestamp, role.Activity);
+                _open.Start(reader.PairingKey(role.Activity), reader.Timestamp, out _);
                 break;
             case RoleKind.Stop:
-                if (_open.TryStop(reader.RequestKey, out var start, out var activity))
+                if (_open.TryStop(reader.PairingKey(role.Activity), out var start))
                 {
-                    Completed(activity, start, reader.Timestamp);
+                    Completed(role.Activity, start, reader.Timestamp);
                 }
 
                 break;

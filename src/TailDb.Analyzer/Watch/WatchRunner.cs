@@ -278,7 +278,7 @@ internal static class WatchRunner
     /// them the session leaves TplEventSource's task-flow ids (keyword 0x80) off, as the load test's
     /// --trace does: with it on, every task the watched process runs sets and restores a thread
     /// activity id, for nothing. Any other source (ASP.NET Core's Request, the server's Command) gets
-    /// its ids from TPL. A source without ids still pairs, by thread (`OpenRequests`, and `slowest`).
+    /// its ids from TPL. A source without ids still pairs, by thread (`Sources/ActivityPairs`, the rule `slowest` uses too).
     /// </summary>
     internal static ActivityIdSource ActivityIds(RequestSelection selection) =>
         selection.Provider.Equals(RecordingProviders.TailDb, StringComparison.OrdinalIgnoreCase)

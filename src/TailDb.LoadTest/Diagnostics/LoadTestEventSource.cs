@@ -42,7 +42,12 @@ public sealed class LoadTestEventSource : EventSource
     }
 
     [Event(C.EventIds.RequestStop, Level = EventLevel.Informational, ActivityOptions = EventActivityOptions.Disable)]
-    public void RequestStop(int kind, int valueBytes) => WriteEvent(C.EventIds.RequestStop, kind, valueBytes);
+    public unsafe void RequestStop(int kind, int valueBytes, long stopTimestamp)
+    {
+        EventData* data = stackalloc EventData[3];
+        Fill(data, &kind, &valueBytes, &stopTimestamp);
+        WriteEventCore(C.EventIds.RequestStop, 3, data);
+    }
 
     /// <summary>
     /// Starts a Request under a new activity id, which stays the calling thread's activity id until
@@ -64,12 +69,11 @@ public sealed class LoadTestEventSource : EventSource
 
     /// <summary>Stops the Request <see cref="BeginRequest"/> started on this thread and restores the thread's previous activity id.</summary>
     [NonEvent]
-    public unsafe void EndRequest(Guid previous, int kind, int valueBytes)
+    public unsafe void EndRequest(Guid previous, int kind, int valueBytes, long stopTimestamp)
     {
-        EventData* data = stackalloc EventData[2];
-        data[0] = new EventData { DataPointer = (nint)(&kind), Size = sizeof(int) };
-        data[1] = new EventData { DataPointer = (nint)(&valueBytes), Size = sizeof(int) };
-        WriteEventCore(C.EventIds.RequestStop, 2, data);
+        EventData* data = stackalloc EventData[3];
+        Fill(data, &kind, &valueBytes, &stopTimestamp);
+        WriteEventCore(C.EventIds.RequestStop, 3, data);
         SetCurrentThreadActivityId(previous);
     }
 
@@ -138,14 +142,21 @@ public sealed class LoadTestEventSource : EventSource
 
     /// <summary>A networked request's Stop, on whichever thread ended it.</summary>
     [NonEvent]
-    public unsafe void RequestStop(Guid activity, int kind, int valueBytes)
+    public unsafe void RequestStop(Guid activity, int kind, int valueBytes, long stopTimestamp)
     {
         Guid previous = Enter(activity);
-        EventData* data = stackalloc EventData[2];
-        data[0] = new EventData { DataPointer = (nint)(&kind), Size = sizeof(int) };
-        data[1] = new EventData { DataPointer = (nint)(&valueBytes), Size = sizeof(int) };
-        WriteEventCore(C.EventIds.RequestStop, 2, data);
+        EventData* data = stackalloc EventData[3];
+        Fill(data, &kind, &valueBytes, &stopTimestamp);
+        WriteEventCore(C.EventIds.RequestStop, 3, data);
         SetCurrentThreadActivityId(previous);
+    }
+
+    /// <summary>RequestStop's payload, in its declared order (kind, valueBytes, stopTimestamp).</summary>
+    private static unsafe void Fill(EventData* data, int* kind, int* valueBytes, long* stopTimestamp)
+    {
+        data[0] = new EventData { DataPointer = (nint)kind, Size = sizeof(int) };
+        data[1] = new EventData { DataPointer = (nint)valueBytes, Size = sizeof(int) };
+        data[2] = new EventData { DataPointer = (nint)stopTimestamp, Size = sizeof(long) };
     }
 
     /// <summary>PoolWaitStart nested in <paramref name="request"/>; returns the wait's own id.</summary>

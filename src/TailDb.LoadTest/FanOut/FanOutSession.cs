@@ -247,7 +247,7 @@ internal sealed class FanOutSession : IRequestSender, IDisposable
 
         if (request != Guid.Empty)
         {
-            log.RequestStop(request, (int)kind, 0);
+            log.RequestStop(request, (int)kind, 0, done);
         }
 
         _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - sent) * NanosecondsPerTick));

@@ -159,7 +159,7 @@ internal sealed class ConnectionPool : IDisposable
         Interlocked.Decrement(ref _outstanding);
         if (activity != Guid.Empty)
         {
-            log.RequestStop(activity, (int)OpKind.Failed, 0);
+            log.RequestStop(activity, (int)OpKind.Failed, 0, Stopwatch.GetTimestamp());
         }
 
         return false;
@@ -326,7 +326,7 @@ internal sealed class ConnectionPool : IDisposable
         FailureRecorder.Record(OpKind.Failed, (long)((now - request.Arrival) * NanosecondsPerTick), (long)((now - sent) * NanosecondsPerTick));
         if (request.Traced)
         {
-            LoadTestEventSource.Log.RequestStop(request.Activity, (int)OpKind.Failed, 0);
+            LoadTestEventSource.Log.RequestStop(request.Activity, (int)OpKind.Failed, 0, now);
         }
 
         Finished();

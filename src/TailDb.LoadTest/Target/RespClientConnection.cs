@@ -291,7 +291,7 @@ internal sealed class RespClientConnection : IDisposable
             if (request.Traced)
             {
                 LoadTestEventSource.Log.AttemptStop(request.Step, request.Attempt, AttemptOutcome.Answered);
-                LoadTestEventSource.Log.RequestStop(request.Activity, (int)kind, _pool.ValueBytes(request, reply));
+                LoadTestEventSource.Log.RequestStop(request.Activity, (int)kind, _pool.ValueBytes(request, reply), now);
             }
 
             _pool.Finished();

@@ -78,7 +78,7 @@ public sealed class WorkloadRunner : IRequestSender
         long done = Stopwatch.GetTimestamp();
         if (traced)
         {
-            log.EndRequest(outer, (int)kind, _executors[thread].LastValueBytes);
+            log.EndRequest(outer, (int)kind, _executors[thread].LastValueBytes, done);
         }
 
         _recorders[thread].Record(kind, (long)((done - arrival) * NanosecondsPerTick), (long)((done - now) * NanosecondsPerTick));

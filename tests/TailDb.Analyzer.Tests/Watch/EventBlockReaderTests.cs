@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Analyzer.Watch;
 
@@ -28,7 +29,7 @@ public sealed class EventBlockReaderTests
         Assert.True(reader.MoveNext());
         Assert.Equal((7, 5, 11L, 21L, 0, 1_000L), (reader.MetadataId, reader.SequenceNumber, reader.CaptureThreadId, reader.ThreadId, reader.StackId, reader.Timestamp));
         Assert.Equal(Request, reader.ActivityId);
-        Assert.Equal(new ActivityKey(0x2a, unchecked((long)0xf000000000000000), 0), reader.RequestKey);
+        Assert.Equal(new ActivityKey(0x2a, unchecked((long)0xf000000000000000), 0, 0), reader.PairingKey(0));
         Assert.Equal([1, 2, 3, 4], reader.Payload.ToArray());
         Assert.True(reader.SequenceExplicit);
 
@@ -41,7 +42,7 @@ public sealed class EventBlockReaderTests
 
         Assert.True(reader.MoveNext());
         Assert.Equal((9, 7, 12L, 22L, 5, 71_300L), (reader.MetadataId, reader.SequenceNumber, reader.CaptureThreadId, reader.ThreadId, reader.StackId, reader.Timestamp));
-        Assert.Equal(new ActivityKey(0, 0, 22), reader.RequestKey); // no activity id: paired by thread
+        Assert.Equal(new ActivityKey(0, 0, 22, 0), reader.PairingKey(0)); // no activity id: paired by thread
         Assert.True(reader.StackIdExplicit);
 
         Assert.False(reader.MoveNext());
@@ -137,7 +138,7 @@ public sealed class EventBlockReaderTests
         var events = 0;
         while (reader.MoveNext())
         {
-            _ = reader.Payload.Length + reader.ActivityId.GetHashCode() + reader.RequestKey.GetHashCode();
+            _ = reader.Payload.Length + reader.ActivityId.GetHashCode() + reader.PairingKey(0).GetHashCode();
             events++;
         }
 

@@ -77,10 +77,10 @@ internal ref struct EventBlockReader
 
     public readonly Guid RelatedActivityId => _relatedActivityAt < 0 ? Guid.Empty : new Guid(_data.Slice(_relatedActivityAt, 16));
 
-    /// <summary>What a request is paired by: its activity id, else (no id) its thread.</summary>
-    public readonly ActivityKey RequestKey => _activityAt < 0
-        ? new(0, 0, ThreadId)
-        : ActivityKey.Of(BinaryPrimitives.ReadInt64LittleEndian(_data[_activityAt..]), BinaryPrimitives.ReadInt64LittleEndian(_data[(_activityAt + 8)..]), ThreadId);
+    /// <summary>What this event's activity of kind <paramref name="activity"/> is paired by: its activity id, else (no id) its thread.</summary>
+    public readonly ActivityKey PairingKey(int activity) => _activityAt < 0
+        ? new(0, 0, ThreadId, activity)
+        : ActivityKey.Of(BinaryPrimitives.ReadInt64LittleEndian(_data[_activityAt..]), BinaryPrimitives.ReadInt64LittleEndian(_data[(_activityAt + 8)..]), ThreadId, activity);
 
     public int PayloadSize { get; private set; }
 
