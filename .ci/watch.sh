@@ -2,8 +2,9 @@
 # Watch smoke: runs docs/watch.md's walkthrough exactly as written there (the shell block between
 # its "walkthrough" markers: a server, `watch --pid` on it, the load test against it, `slowest` on
 # the capture), then checks what the doc says it shows: a capture, an end line whose triggers add up
-# (captured + folded + skipped by reason), and a capture whose frames are named (the rundown asked
-# for at capture time): under half of the whole run's samples in unresolved frames.
+# (captured + folded + skipped by reason), and a capture whose frames are named (with perf, the
+# default where it can run, through the server's perf map; with EventPipe, by the rundown asked for
+# at capture time): under half of the whole run's samples in unresolved frames.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1

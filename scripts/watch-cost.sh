@@ -15,6 +15,8 @@
 # request): throughput is the offered rate, the p99 is the cost.
 #
 # WATCH_THRESHOLD_MS (default 100): the trigger; a large one measures the ring alone.
+# SAMPLER (perf, eventpipe or off; default: each tool's own, perf where it can run): the sampler of
+# both the --trace run and the watch (with perf, the watch's CPU includes its perf, a child it reaps).
 #
 #   bash scripts/watch-cost.sh [ROUNDS] [DURATION_S] [OUT_DIR] [MAX_BYTES] [WORKLOAD]
 set -euo pipefail
@@ -44,7 +46,9 @@ summary() { # the load test's summary row: throughput/s and p99 (ms)
 
 run_none() { dotnet "$loadtest" "${args[@]}" > "$1" 2>&1; }
 
-run_trace() { dotnet "$loadtest" "${args[@]}" --trace "$out/trace.nettrace" > "$1" 2>&1; rm -f "$out/trace.nettrace"; }
+sampler=(${SAMPLER:+--sampler "$SAMPLER"})
+
+run_trace() { dotnet "$loadtest" "${args[@]}" --trace "$out/trace.nettrace" "${sampler[@]}" > "$1" 2>&1; rm -f "$out/trace.nettrace" "$out/trace.perf.gz"; }
 
 run_watch() {
   dotnet "$loadtest" "${args[@]}" > "$1" 2>&1 &
@@ -57,7 +61,7 @@ run_watch() {
   [ -n "$worker" ] || { echo "no worker under $harness" >&2; wait "$harness"; return 1; }
   rm -rf "$out/captures"
   /usr/bin/time -v dotnet "$analyzer" watch --pid "$worker" --threshold-ms "${WATCH_THRESHOLD_MS:-100}" --max-captures 1 \
-    --max-bytes "$max_bytes" --captures "$out/captures" > "$1.watch" 2> "$1.time" || true
+    --max-bytes "$max_bytes" --captures "$out/captures" "${sampler[@]}" > "$1.watch" 2> "$1.time" || true
   wait "$harness"
 }
 

@@ -24,6 +24,8 @@ internal abstract class CauseBase(string name) : ICause
 
     public virtual bool ShowsAThreadHeld => true;
 
+    public virtual CauseGroup Group => CauseGroup.None;
+
     public abstract double Measure(in RequestRecord request, int requestIndex, RequestPart part, double from, double to);
 
     public override string ToString() => Name;

@@ -81,6 +81,22 @@ public enum CauseKind
     CpuWaitInFault,
 }
 
+/// <summary>
+/// The one cause several report lines are parts of. A line is split by how its time was seen (a
+/// page fault's kernel samples on the CPU, its time preempted or asleep mid-fault) or by an attribute
+/// (a GC's generation), not by a different reason: a request held 17 ms faulting and 52 ms preempted
+/// mid-fault was held 69 ms by page faults, and a slow request's cause is ranked by that whole.
+/// Waits for a CPU are not one group: each holder is a different reason (a hog, a build, the load's
+/// own threads).
+/// </summary>
+internal enum CauseGroup
+{
+    /// <summary>A line of its own.</summary>
+    None,
+    GcPauses,
+    PageFaults,
+}
+
 /// <summary>Which part of a request's response time a measurement covers.</summary>
 internal enum RequestPart
 {

@@ -3,7 +3,8 @@ using TailDb.Analyzer.Scheduling;
 namespace TailDb.Analyzer.Causes;
 
 /// <summary>
-/// The request's thread was runnable and not run: it waited for a CPU while another thread had it.
+/// The request's thread was runnable and not run: it waited for a CPU while another thread had it,
+/// less the GC pauses and runtime suspensions while a thread of this process held it (the stop's).
 /// One cause per holder (the thread on the CPU the request's thread was queued on, grouped as the
 /// process it belongs to, or by thread within the traced process), so the verdict can say "waited
 /// for a CPU held by stress-ng-cpu (pid 4242)"; the report names the few that matter to the tail.
@@ -21,6 +22,8 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
             return [];
         }
 
+        var stopped = inputs.StoppedWindows;
+        var insideStops = new List<(double, double)>();
         var groups = new Dictionary<string, Dictionary<int, List<(double, double)>>>(StringComparer.Ordinal);
         foreach (var (thread, spans) in inputs.OffCpu)
         {
@@ -39,7 +42,22 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
                     groups.Add(holder, group);
                 }
 
-                Intervals.Windows.Group(group, thread).Add((span.StartMSec, span.StopMSec));
+                var windows = Intervals.Windows.Group(group, thread);
+                if (span.Holder > 0 && scheduler.Identify(span.Holder).ProcessId == scheduler.ProcessId)
+                {
+                    // Inside a GC pause or a runtime suspension a thread of this process that holds
+                    // the CPU is doing the stop's work (a workstation GC runs on the thread that
+                    // triggered it), and the waiting thread would be stopped with a CPU too: the
+                    // pause's line holds that time, as it holds a sleeping thread's (OffCpuCause).
+                    // Another process's hold is not: the runtime cannot stop a thread that is not
+                    // run, so the pause waits on that holder.
+                    insideStops.Clear();
+                    Intervals.Windows.SplitAround(stopped, span.StartMSec, span.StopMSec, windows, insideStops);
+                }
+                else
+                {
+                    windows.Add((span.StartMSec, span.StopMSec));
+                }
             }
         }
 

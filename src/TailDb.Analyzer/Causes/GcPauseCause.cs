@@ -5,6 +5,8 @@ internal sealed class GcPauseCause(string name, List<(double Start, double Stop)
 {
     public override CauseKind Kind => CauseKind.GcPause;
 
+    public override CauseGroup Group => CauseGroup.GcPauses;
+
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);

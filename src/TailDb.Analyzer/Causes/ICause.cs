@@ -27,6 +27,9 @@ internal interface ICause
     /// <summary>A GC pause: what the notes about GCs outside requests and the profile's GC rows look for.</summary>
     bool IsGc { get; }
 
+    /// <summary>The cause this line is a part of, when it is split into several lines (<see cref="CauseGroup"/>).</summary>
+    CauseGroup Group { get; }
+
     /// <summary>Whether the cause shows a thread held (stopped), rather than running its own code.</summary>
     bool ShowsAThreadHeld { get; }
 

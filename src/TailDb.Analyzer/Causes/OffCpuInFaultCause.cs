@@ -14,6 +14,8 @@ internal sealed class OffCpuInFaultCause(bool preempted, Dictionary<int, List<(d
 {
     public override CauseKind Kind => preempted ? CauseKind.CpuWaitInFault : CauseKind.OffCpuInFault;
 
+    public override CauseGroup Group => CauseGroup.PageFaults;
+
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);

@@ -19,6 +19,9 @@ internal sealed class SampleCause(SampleCategory category, SampleClassifier clas
 
     public override bool IsMeasurement => Kind == CauseKind.TracingSamples;
 
+    /// <summary>The kernel's fault code on the CPU is one part of the page faults' time (<see cref="OffCpuInFaultCause"/> the rest).</summary>
+    public override CauseGroup Group => Category == SampleCategory.PageFault ? CauseGroup.PageFaults : CauseGroup.None;
+
     /// <summary>Samples of a stopped thread (waiting, a lock, file I/O) show it held; samples of a running
     /// thread do not: a thread the OS preempted shows its app code tick after tick.</summary>
     public override bool ShowsAThreadHeld => !SampleComputer.IsRunning(Category);

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using TailDb.Analyzer.Watch;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Commands;
 
@@ -8,6 +9,8 @@ namespace TailDb.Analyzer.Commands;
 /// (the providers `record` uses) into a ring of the last --window seconds, requests paired online,
 /// and on a trigger (--threshold-ms, --over-p99, --gc-pause-ms) a capture of the window around the
 /// slow request with its `slowest` report. The request provider and activities are `slowest`'s options.
+/// --sampler as `record` takes it: with perf, perf's own ring runs beside the EventPipe ring and each
+/// capture gets its perf file.
 /// </summary>
 internal static class WatchCommand
 {
@@ -44,6 +47,11 @@ internal static class WatchCommand
         Description = "Attach to the process with this name, and to the next one when it exits (a restart), until Ctrl+C or --duration.",
     };
 
+    public static readonly Option<int?> PerfRingMb = new("--perf-ring-mb")
+    {
+        Description = "--sampler perf: MiB of perf's ring per CPU (kernel memory, rounded up to a power of two), dumped for each capture. Default: 2 MiB per second of --window, 4-256 MiB.",
+    };
+
     public static readonly Option<double?> Duration = new("--duration") { Description = "Stop after this many seconds (default: target exit, Ctrl+C or SIGTERM)." };
 
     public static Command Create()
@@ -51,7 +59,7 @@ internal static class WatchCommand
         var command = new Command("watch", "Flight recorder: keep the last seconds of a running process's trace and capture the window around each slow request.")
         {
             CommonOptions.ProcessId, ProcessName, CommonOptions.Provider, CommonOptions.Activity, Window, MaxBytes, ThresholdMs, OverP99, GcPauseMs, MarginMs,
-            MaxCaptures, Cooldown, Captures, ReportTimeout, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, CommonOptions.LaunchCommand,
+            MaxCaptures, Cooldown, Captures, ReportTimeout, Duration, CommonOptions.Sampler, CommonOptions.NoSamples, PerfRingMb, CommonOptions.LaunchCommand,
         };
         command.SetAction((parseResult, cancellationToken) =>
         {
@@ -101,12 +109,14 @@ internal static class WatchCommand
         Positive(duration, "--duration");
         var reportTimeout = parseResult.GetValue(ReportTimeout);
         Positive(reportTimeout, "--report-timeout");
+        var (sampler, perfRing) = WatchSampler(parseResult);
         var settings = new WatchSettings(
             CommonOptions.Selection(parseResult),
             new RingLimits(TimeSpan.FromSeconds(window), maxBytes), triggers, TimeSpan.FromMilliseconds(margin), maxCaptures,
-            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, WatchSamples(parseResult), [])
+            TimeSpan.FromSeconds(cooldown), parseResult.GetValue(Captures)!.FullName, sampler, [])
         {
             ReportTimeout = TimeSpan.FromSeconds(reportTimeout),
+            PerfRingOverride = perfRing,
         };
         WatchTarget target = pid is { } p ? new WatchTarget.Attach(p)
             : processName is { Length: > 0 } n ? new WatchTarget.Named(n)
@@ -131,18 +141,27 @@ internal static class WatchCommand
     }
 
     /// <summary>
-    /// The flight recorder keeps an EventPipe ring in memory; perf has a ring of its own (--overwrite,
-    /// dumped on a signal) that is not wired to the captures yet, so watch samples with EventPipe or not at all.
+    /// The sampler as `record` resolves it (perf where it can run; an explicit perf that cannot is one
+    /// line), and perf's ring when it is perf: --perf-ring-mb means nothing to another sampler.
     /// </summary>
-    private static bool WatchSamples(ParseResult parseResult)
+    private static (SamplerChoice Sampler, PerfRing? Ring) WatchSampler(ParseResult parseResult)
     {
-        var requested = parseResult.GetValue(CommonOptions.NoSamples) ? TailDb.Tracing.Sampling.SamplerKind.Off : parseResult.GetValue(CommonOptions.Sampler);
-        if (requested == TailDb.Tracing.Sampling.SamplerKind.Perf)
+        var sampler = CommonOptions.ResolveSampler(parseResult);
+        if (parseResult.GetValue(PerfRingMb) is not { } mb)
         {
-            throw new AnalyzerException(ExitCode.BadArguments,
-                "watch: --sampler perf is not supported yet (the flight recorder keeps an EventPipe ring; perf's own ring is not wired to its captures): use --sampler eventpipe or off, or record with `record --sampler perf`");
+            return (sampler, null);
         }
 
-        return requested != TailDb.Tracing.Sampling.SamplerKind.Off;
+        if (sampler.Kind != SamplerKind.Perf)
+        {
+            throw new AnalyzerException(ExitCode.BadArguments, $"--perf-ring-mb sizes perf's ring, but the sampler is {sampler.Describe()}");
+        }
+
+        if (mb is < 1 or > (int)(PerfRing.MaxBytesPerCpu >> 20) * 4)
+        {
+            throw new AnalyzerException(ExitCode.BadArguments, $"--perf-ring-mb must be 1 to {(PerfRing.MaxBytesPerCpu >> 20) * 4} (MiB per CPU), not {mb}");
+        }
+
+        return (sampler, PerfRing.Of((long)mb << 20));
     }
 }

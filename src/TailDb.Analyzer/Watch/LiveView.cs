@@ -11,8 +11,25 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
 {
     private readonly object _gate = new();
 
-    public void Started(int processId) =>
+    private string? _sampler;
+
+    /// <summary>The first session's start also says which sampler makes the captures' samples and why, as `record` and the load test do.</summary>
+    public void Started(int processId)
+    {
         Line($"watching {target} (pid {processId}): {settings.Selection.Provider} {string.Join("/", settings.Selection.Activities)}, window {settings.Ring.Window.TotalSeconds:0.#} s, max {settings.Ring.MaxBytes / (1 << 20)} MiB, captures in {settings.CaptureDirectory}");
+        if (Interlocked.Exchange(ref _sampler, null) is { } sampler)
+        {
+            Line(sampler);
+        }
+    }
+
+    /// <summary>The sampler line, said once the first session is up (a watch that never starts one ends in its one error line).</summary>
+    public void Sampler(string? perfRing) =>
+        _sampler = $"sampler: {settings.Sampler.Describe()}{(perfRing is null ? "" : $"; {perfRing}")}";
+
+    /// <summary>An attached process's JIT code is named by perf only if it started with the perf map on and W^X off.</summary>
+    public void AttachedWithPerf(int processId) =>
+        Line($"process {processId} attached: perf names its JIT code only if it started with DOTNET_PerfMapEnabled=1 and DOTNET_EnableWriteXorExecute=0");
 
     public void Skipped(int processId, string why) => Line($"process {processId} not watched: {why}");
 
@@ -63,7 +80,14 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
         Line(Invariant($"watch process peak memory {peakWorkingSetBytes / 1048576.0:0.0} MiB (--max-bytes {settings.Ring.MaxBytes / 1048576.0:0.#} MiB + up to {WatchSettings.MemoryConstantBytes / 1048576} MiB; capture reports run in their own processes)"));
 
     public static string Describe(CaptureResult result) =>
-        Invariant($"capture {Path.GetFileName(result.Path)} ({result.Bytes / 1048576.0:0.0} MiB): {result.Trigger.Activity} {result.Trigger.DurationMSec:0.###} ms at {result.Trigger.StartMSec / 1000:0.000} s, {result.Trigger.Reason}; verdict: {result.Verdict}{(result.RundownProblem is { } problem ? $" (no method names for code the session did not see load: {problem})" : "")}");
+        Invariant($"capture {Path.GetFileName(result.Path)} ({result.Bytes / 1048576.0:0.0} MiB): {result.Trigger.Activity} {result.Trigger.DurationMSec:0.###} ms at {result.Trigger.StartMSec / 1000:0.000} s, {result.Trigger.Reason}; verdict: {result.Verdict}{(result.RundownProblem is { } problem ? $" (no method names for code the session did not see load: {problem})" : "")}{DescribePerf(result)}");
+
+    private static string DescribePerf(CaptureResult result) => (result.Perf, result.PerfProblem) switch
+    {
+        ({ } perf, _) => Invariant($"; perf: {Path.GetFileName(perf.Path)} ({perf.Bytes / 1048576.0:0.0} MiB from a {perf.DataBytes / 1048576.0:0.0} MiB dump, symbols {perf.ScriptCpu.TotalSeconds:0.00} s CPU)"),
+        (null, { } why) => $"; no perf file: {why}",
+        _ => "",
+    };
 
     private void Line(string line)
     {

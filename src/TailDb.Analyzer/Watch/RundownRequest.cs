@@ -11,6 +11,9 @@ namespace TailDb.Analyzer.Watch;
 internal sealed record RundownMethods(int Version, IReadOnlyList<byte[]> Payloads, string? Problem)
 {
     public static readonly RundownMethods None = new(0, [], "no rundown asked for");
+
+    /// <summary>With perf the samples come from perf's file, whose JIT frames the perf map names: nothing in the capture needs a rundown.</summary>
+    public static readonly RundownMethods NotNeeded = new(0, [], null);
 }
 
 /// <summary>

@@ -6,6 +6,7 @@ using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources.NetTrace;
 using TailDb.Tracing;
 using TailDb.Tracing.Recording;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Watch;
 
@@ -41,13 +42,16 @@ internal enum WatchEnd
 /// One watch: a continuous EventPipe session streamed into the ring, the tracker reading it, the
 /// capture queue writing what triggers pick, the view once a second. Ends when the target exits or
 /// on Ctrl-C/SIGTERM (the token): the session is stopped, a pending capture is written with what
-/// arrived, and every capture handed over is finished before this returns.
+/// arrived, and every capture handed over is finished before this returns. With --sampler perf, perf
+/// runs system-wide as a flight recorder of its own for the whole watch (every session of --name),
+/// dumped for each capture, and is stopped last, whatever ended the watch.
 /// </summary>
 internal static class WatchRunner
 {
     private static readonly TimeSpan ConnectTimeout = TimeSpan.FromSeconds(30);
     private static readonly TimeSpan DrainTimeout = TimeSpan.FromSeconds(30);
     private static readonly TimeSpan PortTimeout = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan PerfStartTimeout = TimeSpan.FromSeconds(30);
 
     public static async Task<(WatchEnd End, WatchStats Stats, IReadOnlyList<CaptureResult> Captures)> RunAsync(
         WatchSettings settings, WatchTarget target, TextWriter output, bool interactive, CancellationToken cancellationToken)
@@ -61,27 +65,69 @@ internal static class WatchRunner
             _ => $"process {((WatchTarget.Attach)target).ProcessId}",
         };
         var view = new LiveView(output, interactive, settings, name);
-        var queue = new CaptureQueue(settings.CaptureDirectory, settings.Selection, settings.ReportTimeout, view.Captured);
+        // perf first, so the target launched below starts with perf's rings already running; not for a pid
+        // that is not there, whose attach fails in its one line.
+        var perf = target is WatchTarget.Attach attach && !IsAlive(attach.ProcessId) ? null : await StartPerfAsync(settings, cancellationToken);
+        view.Sampler(perf?.Ring?.Describe());
+        var launched = new List<int>();
         var budget = new CaptureBudget();
         (WatchEnd End, WatchStats Stats) last;
         try
         {
-            last = target is WatchTarget.Named named
-                ? await RunNamedAsync(settings, named, view, queue, budget, cancellationToken)
-                : await RunSessionAsync(settings, target, view, queue, budget, cancellationToken);
+            var queue = new CaptureQueue(settings.CaptureDirectory, settings.Selection, settings.ReportTimeout, view.Captured, perf);
+            try
+            {
+                last = target is WatchTarget.Named named
+                    ? await RunNamedAsync(settings, named, view, queue, budget, cancellationToken)
+                    : await RunSessionAsync(settings, target, view, queue, budget, cancellationToken, launched);
+            }
+            finally
+            {
+                // Every capture's perf dump is converted before perf stops: the queue needs perf alive.
+                await queue.CompleteAsync();
+            }
+
+            return Finish(view, last, queue.Results);
         }
         finally
         {
-            await queue.CompleteAsync();
+            if (perf is not null)
+            {
+                await perf.DisposeAsync();
+                // The maps of a process this watch launched with them on, now that no capture will read them.
+                launched.ForEach(PerfRecorder.DeletePerfMaps);
+            }
         }
+    }
 
+    private static (WatchEnd End, WatchStats Stats, IReadOnlyList<CaptureResult> Captures) Finish(
+        LiveView view, (WatchEnd End, WatchStats Stats) last, IReadOnlyList<CaptureResult> captures)
+    {
         // After every capture's file and report: the watch's own high-water mark (its reports ran in their own processes).
         using (var self = Process.GetCurrentProcess())
         {
             view.Finished(self.PeakWorkingSet64);
         }
 
-        return (last.End, last.Stats, queue.Results);
+        return (last.End, last.Stats, captures);
+    }
+
+    /// <summary>perf's flight recorder for --sampler perf (null for another sampler); a perf that cannot start ends the watch in one line.</summary>
+    private static async Task<PerfRecorder?> StartPerfAsync(WatchSettings settings, CancellationToken cancellationToken)
+    {
+        if (settings.Sampler.Kind != SamplerKind.Perf)
+        {
+            return null;
+        }
+
+        try
+        {
+            return await PerfRecorder.StartRingAsync(settings.Sampler.RateHz, settings.PerfRing, PerfStartTimeout, cancellationToken);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw new AnalyzerException(ExitCode.RecordingFailed, $"watch: --sampler perf: {e.Message}", e);
+        }
     }
 
     /// <summary>--name: one session per process of that name; when it exits, wait for the next one (a restart).</summary>
@@ -155,8 +201,10 @@ internal static class WatchRunner
         }
     }
 
+    /// <param name="launched">Gets the pid of a process this session launched.</param>
     private static async Task<(WatchEnd End, WatchStats Stats)> RunSessionAsync(
-        WatchSettings settings, WatchTarget target, LiveView view, CaptureQueue queue, CaptureBudget budget, CancellationToken cancellationToken)
+        WatchSettings settings, WatchTarget target, LiveView view, CaptureQueue queue, CaptureBudget budget, CancellationToken cancellationToken,
+        List<int>? launched = null)
     {
         // Read when a capture fires, after the session started and set it: the rundown asks this process.
         var processId = 0;
@@ -164,21 +212,32 @@ internal static class WatchRunner
         var ring = new NetTraceRing(settings.Ring, tracker);
         var extra = settings.ExtraProviders.Append(settings.Selection.Provider).Distinct(StringComparer.OrdinalIgnoreCase);
         // No per-event stacks (as the load test's default recording): samples keep theirs, and the ring holds more time.
-        var options = new RecordingOptions(RecordingProviders.Create(settings.Samples, extra, ActivityIds(settings.Selection)), EventStacks: false, BufferMegabytes: 256);
+        // With perf, no loader or JIT method events either: perf names JIT code through the perf map, and the ring holds more time.
+        var options = new RecordingOptions(
+            RecordingProviders.Create(settings.Sampler.Kind == SamplerKind.EventPipe, extra, ActivityIds(settings.Selection), namesFromPerf: settings.Sampler.Kind == SamplerKind.Perf),
+            EventStacks: false, BufferMegabytes: 256);
 
         RecordedChild? child = null;
         EventPipeRecorder recorder;
         if (target is WatchTarget.Launch launch)
         {
-            child = await SessionStart.LaunchAsync("watch", launch.Command,
-                start => RecordedChild.StartAsync(start, ring, options, ConnectTimeout, cancellationToken));
+            child = await SessionStart.LaunchAsync("watch", launch.Command, start =>
+            {
+                settings.Sampler.Configure(start);
+                return RecordedChild.StartAsync(start, ring, options, ConnectTimeout, cancellationToken);
+            });
             recorder = child.Recorder;
             processId = child.Process.Id;
+            launched?.Add(processId);
         }
         else
         {
             processId = ((WatchTarget.Attach)target).ProcessId;
             recorder = await SessionStart.AttachAsync("watch", processId, () => EventPipeRecorder.AttachAsync(processId, ring, options, cancellationToken));
+            if (settings.Sampler.Kind == SamplerKind.Perf)
+            {
+                view.AttachedWithPerf(processId);
+            }
         }
 
         view.Started(processId);

@@ -1,5 +1,6 @@
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Watch;
 
@@ -22,9 +23,10 @@ internal sealed record TriggerSettings(double? ThresholdMs, double? OverP99, dou
 /// <param name="Margin">Event time kept after the trigger's end before the capture is written.</param>
 /// <param name="MaxCaptures">Captures written at most; later triggers are counted as skipped.</param>
 /// <param name="Cooldown">Event time after a capture's trigger during which further triggers are skipped.</param>
+/// <param name="Sampler">What takes the CPU samples: perf as a flight recorder beside the ring, EventPipe's sample profiler in the ring, or none.</param>
 internal sealed record WatchSettings(
     RequestSelection Selection, RingLimits Ring, TriggerSettings Triggers, TimeSpan Margin, int MaxCaptures, TimeSpan Cooldown,
-    string CaptureDirectory, bool Samples, IReadOnlyList<string> ExtraProviders)
+    string CaptureDirectory, SamplerChoice Sampler, IReadOnlyList<string> ExtraProviders)
 {
     public static readonly TimeSpan DefaultReportTimeout = TimeSpan.FromMinutes(10);
 
@@ -36,6 +38,11 @@ internal sealed record WatchSettings(
 
     /// <summary>How long a capture's report (a child process) may run before it is killed and the verdict says so.</summary>
     public TimeSpan ReportTimeout { get; init; } = DefaultReportTimeout;
+
+    /// <summary>perf's ring per CPU with <see cref="SamplerKind.Perf"/> (--perf-ring-mb); by default sized from the window.</summary>
+    public PerfRing? PerfRingOverride { get; init; }
+
+    public PerfRing PerfRing => PerfRingOverride ?? PerfRing.ForWindow(Ring.Window);
 }
 
 /// <summary>One trigger: a slow request (or a GC pause) and why it fired.</summary>

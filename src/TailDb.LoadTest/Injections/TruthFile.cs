@@ -6,8 +6,8 @@ namespace TailDb.LoadTest.Injections;
 
 /// <summary>A request an injection slowed: identified by its arrival (its intended start, the Request Start's arrivalTimestamp).</summary>
 /// <param name="Injection">Index into <see cref="TruthFile.Injections"/>.</param>
-/// <param name="Queued">True when the firing did not touch it directly but it waited behind a request that the firing slowed.</param>
-/// <param name="InjectedMs">How much of its response time the firing accounts for (see <see cref="TruthFile"/>).</param>
+/// <param name="Queued">True when the firing did not touch it directly but it waited behind a request that the firing held.</param>
+/// <param name="InjectedMs">How much of its response time the firing held its thread (see <see cref="TruthFile"/>).</param>
 public sealed record AffectedRequest(int Injection, int Thread, long Arrival, long Start, long Done, double ResponseMs, bool Queued, double InjectedMs);
 
 /// <summary>
@@ -15,15 +15,21 @@ public sealed record AffectedRequest(int Injection, int Thread, long Arrival, lo
 /// injection, each firing's window, and every measured request the firing slowed, with how much.
 /// Timestamps are <c>Stopwatch.GetTimestamp()</c> ticks, the clock the trace's events are stamped with.
 /// <para>
-/// A firing touches a request directly when the request's response [arrival, done] overlaps the
-/// firing's window and the firing could have held it there: for a lock, only a request that found
-/// the gate taken (<see cref="RequestEffect.WaitedOnGate"/>); for a sleep, the request that slept;
-/// for a GC or an allocation burst, any request, for the GC pauses inside the window that it
-/// overlapped (<see cref="GcPauseListener"/>; when the pauses are unknown, for no longer than the
-/// window's pause total). Its injected time is that overlap. A request that waited behind a slowed one
-/// on the same load thread inherits the part of its wait the firing explains: at most the time the
-/// one in front was slowed by it. On a starved machine a window stretches and requests the OS did not
-/// run overlap it; this keeps them from counting as the firing's.
+/// A firing is charged to a request for the time it held the request's thread inside the request's
+/// own response [arrival, done], never more. It holds a thread: for a GC or an allocation burst,
+/// during the GC pauses inside its window (<see cref="GcPauseListener"/>; when the pauses are
+/// unknown, for no longer than the window's pause total); for a CPU hog, during its spin on the
+/// pinned thread; for a lock, a sleep or a fault burst, while a request it touched (one that found
+/// the gate taken, <see cref="RequestEffect.WaitedOnGate"/>; the one that slept; the one that
+/// faulted) was served inside the window. A request queued behind that one on the same thread is
+/// charged the same hold, for the part of it that fell while it waited (<see cref="AffectedRequest.Queued"/>).
+/// What held the thread after the firing ended is not the firing's: a backlog drains at service
+/// speed (microseconds a request) once the thread runs, so a request still waiting long after is
+/// held by something else (beside stress-ng, the wait for a CPU; a GC pause that came next).
+/// Time a GC pause stopped the process inside a non-GC firing's hold is the pause's, not the
+/// firing's (the faulting loop is stopped too), as the analyzer's GC line holds it. On a starved
+/// machine a window stretches and requests the OS did not run overlap it; this keeps them from
+/// counting as the firing's.
 /// </para>
 /// </summary>
 public sealed record TruthFile(
@@ -53,7 +59,7 @@ public sealed record TruthFile(
             {
                 if (window.Thread < 0 || window.Thread == thread)
                 {
-                    AddAffected(affected, window, kind, thread, log.Of(thread), pauses);
+                    AddAffected(affected, window, injections[window.Injection], thread, log.Of(thread), pauses);
                 }
             }
         }
@@ -79,31 +85,99 @@ public sealed record TruthFile(
             ?? throw new InvalidDataException($"{path} is empty");
 
     private static void AddAffected(
-        List<AffectedRequest> affected, InjectionWindow window, InjectionKind kind, int thread, ReadOnlySpan<RequestTimes> requests, IReadOnlyList<GcPauseTimes>? pauses)
+        List<AffectedRequest> affected, InjectionWindow window, Injection injection, int thread, ReadOnlySpan<RequestTimes> requests, IReadOnlyList<GcPauseTimes>? pauses)
     {
+        InjectionKind kind = injection.Kind;
         bool gc = kind is InjectionKind.Gc or InjectionKind.AllocBurst;
-        double inFront = 0; // the injected time of the request in front, 0 when the firing did not slow it
-        for (int i = LowerBoundByDone(requests, window.Start); i < requests.Length; i++)
+        int first = LowerBoundByDone(requests, window.Start);
+        List<(long Start, long Stop)> holds = Holds(window, injection, requests[first..], pauses);
+        for (int i = first; i < requests.Length && requests[i].Arrival <= window.Stop; i++)
         {
             RequestTimes r = requests[i];
-            double direct = r.Arrival > window.Stop || !Touches(kind, r.Effect) ? 0
-                : !gc ? OverlapMs(r, window.Start, window.Stop)
-                : pauses is null ? Math.Min(window.PausedMs, OverlapMs(r, window.Start, window.Stop))
-                : PausedMs(r, window, pauses);
-            double inherited = i > 0 && inFront > 0 && r.Arrival < requests[i - 1].Done
-                ? Math.Min(inFront, Milliseconds(requests[i - 1].Done - r.Arrival))
-                : 0;
-            inFront = Math.Max(direct, inherited);
-            if (inFront > 0)
+            double held = gc && pauses is null
+                ? Math.Min(window.PausedMs, OverlapMs(r, window.Start, window.Stop))
+                : HeldMs(r, holds, gc ? null : pauses);
+            if (held > 0)
             {
-                affected.Add(new AffectedRequest(window.Injection, thread, r.Arrival, r.Start, r.Done, Milliseconds(r.Done - r.Arrival), direct == 0, inFront));
-            }
-            else if (r.Arrival > window.Stop)
-            {
-                // Past the window, and arrived to a thread the firing no longer held up.
-                break;
+                bool touched = gc || kind == InjectionKind.CpuHog || (Touches(kind, r.Effect) && OverlapMs(r, window.Start, window.Stop) > 0);
+                affected.Add(new AffectedRequest(window.Injection, thread, r.Arrival, r.Start, r.Done, Milliseconds(r.Done - r.Arrival), !touched, held));
             }
         }
+    }
+
+    /// <summary>
+    /// When the firing held this thread: a GC's or a burst's pauses inside its window (every thread
+    /// stops); a CPU hog's spin (the thread pinned beside it); a lock, a sleep or a fault burst only
+    /// while a request it touched was being served inside the window. A sleep holds no longer than
+    /// it asked to: its window, taken around <c>Thread.Sleep</c>, also holds the wait for a CPU
+    /// after the timer fired (beside stress-ng a 15 ms sleep's window lasted 28 ms, 12 ms of it
+    /// runnable and not run), which is the machine's, not the sleep's.
+    /// </summary>
+    private static List<(long Start, long Stop)> Holds(InjectionWindow window, Injection injection, ReadOnlySpan<RequestTimes> requests, IReadOnlyList<GcPauseTimes>? pauses)
+    {
+        InjectionKind kind = injection.Kind;
+        long stop = kind == InjectionKind.Sleep
+            ? Math.Min(window.Stop, window.Start + (long)(injection.HoldMilliseconds * Stopwatch.Frequency / 1000))
+            : window.Stop;
+        var holds = new List<(long, long)>();
+        if (kind is InjectionKind.Gc or InjectionKind.AllocBurst)
+        {
+            foreach (GcPauseTimes pause in pauses ?? [])
+            {
+                if (pause.Start < window.Stop && pause.Stop > window.Start)
+                {
+                    holds.Add((Math.Max(pause.Start, window.Start), Math.Min(pause.Stop, window.Stop)));
+                }
+            }
+        }
+        else if (kind == InjectionKind.CpuHog)
+        {
+            holds.Add((window.Start, window.Stop));
+        }
+        else
+        {
+            foreach (RequestTimes r in requests)
+            {
+                if (r.Arrival > window.Stop)
+                {
+                    break;
+                }
+
+                if (Touches(kind, r.Effect) && r.Done > window.Start)
+                {
+                    holds.Add((Math.Max(window.Start, r.Start), Math.Min(stop, r.Done)));
+                }
+            }
+        }
+
+        return holds;
+    }
+
+    /// <summary>
+    /// How long the holds held this request: their overlap with its own response [arrival, done],
+    /// less the GC pauses inside that overlap when the firing is not a GC's (<paramref name="pauses"/>
+    /// null for a GC's own): a pause stops the process, the faulting or sleeping thread's request with it,
+    /// and that time is the pause's, as the analyzer's GC line holds it.
+    /// </summary>
+    private static double HeldMs(RequestTimes r, List<(long Start, long Stop)> holds, IReadOnlyList<GcPauseTimes>? pauses)
+    {
+        double held = 0;
+        foreach (var (start, stop) in holds)
+        {
+            long from = Math.Max(start, r.Arrival), to = Math.Min(stop, r.Done);
+            if (to <= from)
+            {
+                continue;
+            }
+
+            held += Milliseconds(to - from);
+            foreach (GcPauseTimes pause in pauses ?? [])
+            {
+                held -= Math.Max(0, Milliseconds(Math.Min(to, pause.Stop) - Math.Max(from, pause.Start)));
+            }
+        }
+
+        return Math.Max(0, held);
     }
 
     private static bool Touches(InjectionKind kind, RequestEffect effect) => kind switch
@@ -116,21 +190,6 @@ public sealed record TruthFile(
 
     private static double OverlapMs(RequestTimes r, long start, long stop) =>
         Math.Max(0, Milliseconds(Math.Min(r.Done, stop) - Math.Max(r.Arrival, start)));
-
-    /// <summary>How long GC pauses inside the firing's window held the request.</summary>
-    private static double PausedMs(RequestTimes r, InjectionWindow window, IReadOnlyList<GcPauseTimes> pauses)
-    {
-        double held = 0;
-        foreach (GcPauseTimes pause in pauses)
-        {
-            if (pause.Start < window.Stop && pause.Stop > window.Start)
-            {
-                held += OverlapMs(r, Math.Max(pause.Start, window.Start), Math.Min(pause.Stop, window.Stop));
-            }
-        }
-
-        return held;
-    }
 
     private static double Milliseconds(long ticks) => ticks * 1000.0 / Stopwatch.Frequency;
 

@@ -13,6 +13,9 @@ namespace TailDb.Tracing.Sampling;
 /// control FIFO; <see cref="StartAsync"/> returns only after perf acknowledged, so the target's
 /// first request is covered. <see cref="StopAsync"/> turns perf.data into <see cref="PerfFile"/>
 /// (symbols resolved here, while the binaries and the runtime's perf map exist) and deletes the rest.
+/// As a flight recorder (<see cref="StartRingAsync"/>, for <c>watch</c>) perf keeps a ring per CPU
+/// in kernel memory (<see cref="PerfRing"/>) and writes it out only when <see cref="DumpAsync"/>
+/// asks, each dump turned into a <see cref="PerfFile"/> the same way.
 /// </summary>
 public sealed class PerfRecorder : IAsyncDisposable
 {
@@ -22,20 +25,28 @@ public sealed class PerfRecorder : IAsyncDisposable
     private readonly FileStream _control;
     private readonly FileStream _ack;
     private readonly Stopwatch _elapsed = Stopwatch.StartNew();
-    private readonly Task<string> _stderr;
+    private readonly PerfOutput _output;
+    private readonly SemaphoreSlim _dumping = new(1, 1);
 
-    private PerfRecorder(Process perf, string dataPath, string fifoDirectory, FileStream control, FileStream ack, int rateHz)
+    private PerfRecorder(Process perf, PerfOutput output, string dataPath, string fifoDirectory, FileStream control, FileStream ack, int rateHz, PerfRing? ring)
     {
         _perf = perf;
+        _output = output;
         _dataPath = dataPath;
         _fifoDirectory = fifoDirectory;
         _control = control;
         _ack = ack;
         RateHz = rateHz;
-        _stderr = perf.StandardError.ReadToEndAsync();
+        Ring = ring;
     }
 
     public int RateHz { get; }
+
+    /// <summary>The flight recorder's ring, or null when perf writes everything to perf.data.</summary>
+    public PerfRing? Ring { get; }
+
+    /// <summary>perf record's process id (tests check that none is left running).</summary>
+    public int ProcessId => _perf.Id;
 
     /// <summary>
     /// The runtime writes /tmp/perf-PID.map (JIT code addresses to method names, with their tier)
@@ -65,7 +76,22 @@ public sealed class PerfRecorder : IAsyncDisposable
     }
 
     /// <exception cref="InvalidOperationException">perf did not start or did not acknowledge within <paramref name="timeout"/>.</exception>
-    public static async Task<PerfRecorder> StartAsync(string tracePath, int rateHz, TimeSpan timeout, CancellationToken cancellationToken = default)
+    public static Task<PerfRecorder> StartAsync(string tracePath, int rateHz, TimeSpan timeout, CancellationToken cancellationToken = default) =>
+        StartAsync(Path.ChangeExtension(tracePath, null) + ".perf.data", rateHz, null, timeout, cancellationToken);
+
+    /// <summary>
+    /// perf as a flight recorder: nothing is written until <see cref="DumpAsync"/>. Its dumps go to a
+    /// directory of its own, deleted with it, each removed as soon as its perf file is written.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">perf did not start or did not acknowledge within <paramref name="timeout"/>.</exception>
+    public static Task<PerfRecorder> StartRingAsync(int rateHz, PerfRing ring, TimeSpan timeout, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(ring);
+        return StartAsync(null, rateHz, ring, timeout, cancellationToken);
+    }
+
+    /// <param name="dataPath">perf.data's path; null for a ring, whose dumps go beside its FIFOs.</param>
+    private static async Task<PerfRecorder> StartAsync(string? dataPath, int rateHz, PerfRing? ring, TimeSpan timeout, CancellationToken cancellationToken)
     {
         string tool = FindTool() ?? throw new InvalidOperationException("no perf on PATH");
         string fifos = Directory.CreateTempSubdirectory("taildb-perf-").FullName;
@@ -77,19 +103,22 @@ public sealed class PerfRecorder : IAsyncDisposable
             throw new InvalidOperationException($"perf: cannot make its control FIFOs in {fifos} (errno {Marshal.GetLastPInvokeError()})");
         }
 
-        string dataPath = Path.ChangeExtension(tracePath, null) + ".perf.data";
+        dataPath ??= Path.Combine(fifos, "ring.perf.data");
         var start = new ProcessStartInfo(tool)
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
+            // A ring's guard reads perf's stdin (RecordArguments): the pipe stays open while this process lives.
+            RedirectStandardInput = ring is not null,
             UseShellExecute = false,
         };
-        foreach (string argument in RecordArguments(dataPath, rateHz, control, ack))
+        foreach (string argument in RecordArguments(dataPath, rateHz, control, ack, ring))
         {
             start.ArgumentList.Add(argument);
         }
 
         Process perf = Process.Start(start) ?? throw new InvalidOperationException("perf did not start");
+        var output = new PerfOutput(perf.StandardError);
         FileStream? controlStream = null, ackStream = null;
         try
         {
@@ -99,13 +128,13 @@ public sealed class PerfRecorder : IAsyncDisposable
             Task<FileStream> opening = Task.Run(() => new FileStream(control, FileMode.Open, FileAccess.Write, FileShare.ReadWrite, 1, FileOptions.None), CancellationToken.None);
             controlStream = await opening.WaitAsync(limit.Token).ConfigureAwait(false);
             ackStream = await Task.Run(() => new FileStream(ack, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1, FileOptions.None), CancellationToken.None).WaitAsync(limit.Token).ConfigureAwait(false);
-            var recorder = new PerfRecorder(perf, dataPath, fifos, controlStream, ackStream, rateHz);
+            var recorder = new PerfRecorder(perf, output, dataPath, fifos, controlStream, ackStream, rateHz, ring);
             await recorder.CommandAsync("enable", limit.Token).ConfigureAwait(false);
             return recorder;
         }
         catch (Exception e) when (e is OperationCanceledException or IOException)
         {
-            string why = perf.HasExited ? (await perf.StandardError.ReadToEndAsync(CancellationToken.None).ConfigureAwait(false)).Trim() : "no acknowledgement";
+            string why = perf.HasExited ? await output.EndAsync().ConfigureAwait(false) : "no acknowledgement";
             TryKill(perf);
             perf.Dispose();
             controlStream?.Dispose();
@@ -116,7 +145,7 @@ public sealed class PerfRecorder : IAsyncDisposable
         }
     }
 
-    internal static IEnumerable<string> RecordArguments(string dataPath, int rateHz, string control, string ack) =>
+    internal static IEnumerable<string> RecordArguments(string dataPath, int rateHz, string control, string ack, PerfRing? ring = null) =>
     [
         // The rate goes on cpu-clock alone: a global -F would also turn the scheduler's tracepoints into
         // ~1 kHz samples of themselves (found: 813 switches recorded in a 10 s run), where every one is needed.
@@ -127,7 +156,15 @@ public sealed class PerfRecorder : IAsyncDisposable
         "-e", "sched:sched_wakeup/call-graph=no/",
         "-e", "major-faults/period=1/",
         "--delay", "-1", "--control", $"fifo:{control},{ack}",
-        "--quiet", "-o", dataPath,
+        // A ring: each CPU's events overwrite its oldest in kernel memory until SIGUSR2 dumps them to a
+        // file of their own (perf.data.<timestamp>), which perf names on stderr, so not --quiet there.
+        .. ring is null
+            ? (string[])["--quiet"]
+            : ["--overwrite", "--switch-output=signal", "-m", ring.Pages.ToString(CultureInfo.InvariantCulture)],
+        "-o", dataPath,
+        // A ring runs as long as a watch, which may die without stopping it (SIGKILL, a crashed host): perf records
+        // system-wide until its workload exits, and this one exits when perf's stdin, our pipe, closes with us.
+        .. ring is null ? (string[])[] : ["--", "sh", "-c", "read _"],
     ];
 
     /// <summary>
@@ -138,39 +175,141 @@ public sealed class PerfRecorder : IAsyncDisposable
     {
         double seconds = _elapsed.Elapsed.TotalSeconds;
         TimeSpan recordCpu = CpuOf(_perf.Id);
+        await InterruptAsync(timeout).ConfigureAwait(false);
+        if (!File.Exists(_dataPath))
+        {
+            throw new InvalidOperationException($"perf record wrote no data: {await _output.EndAsync().ConfigureAwait(false)}");
+        }
+
+        string output = PerfFile.PathBeside(tracePath);
+        TimeSpan scriptCpu = await ScriptAsync(_dataPath, output, targetPid, timeout).ConfigureAwait(false);
+        long dataBytes = new FileInfo(_dataPath).Length;
+        TryDelete(_dataPath);
+        DeletePerfMaps(targetPid);
+        return new PerfRecording(output, new FileInfo(output).Length, dataBytes, seconds, recordCpu, scriptCpu, RateHz);
+    }
+
+    /// <summary>
+    /// A flight recorder's dump: SIGUSR2 makes perf write its rings out (what each CPU's ring holds
+    /// now, back to the previous dump at most), the dump becomes <see cref="PerfFile.PathBeside"/>
+    /// <paramref name="tracePath"/> with <paramref name="targetPid"/> in its header, and is deleted.
+    /// The signal goes out before this returns when no other dump is under way; dumps are one at a
+    /// time, since perf folds a signal that arrives before it handled the one before into that dump.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">Not a ring, perf has exited, or the dump or its conversion failed or took longer than <paramref name="timeout"/>.</exception>
+    public async Task<PerfRecording> DumpAsync(string tracePath, int targetPid, TimeSpan timeout)
+    {
+        if (Ring is null)
+        {
+            throw new InvalidOperationException("perf records to a file, not a ring: nothing to dump");
+        }
+
+        string dump;
+        TimeSpan recordCpu;
+        await _dumping.WaitAsync().ConfigureAwait(false);
+        try
+        {
+            if (_perf.HasExited)
+            {
+                throw new InvalidOperationException($"perf record exited ({_perf.ExitCode}): {_output.Text}");
+            }
+
+            while (_output.TryTakeStaleDump(out string stale))
+            {
+                TryDelete(stale);
+            }
+
+            recordCpu = CpuOf(_perf.Id);
+            if (kill(_perf.Id, SigUsr2) != 0)
+            {
+                throw new InvalidOperationException($"perf record could not be signalled (errno {Marshal.GetLastPInvokeError()})");
+            }
+
+            using var limit = new CancellationTokenSource(timeout);
+            try
+            {
+                dump = await _output.NextDumpAsync(limit.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                throw new InvalidOperationException($"perf record did not dump its ring within {timeout.TotalSeconds:0} s of SIGUSR2");
+            }
+            catch (System.Threading.Channels.ChannelClosedException)
+            {
+                throw new InvalidOperationException($"perf record exited instead of dumping its ring: {_output.Text}");
+            }
+        }
+        finally
+        {
+            _dumping.Release();
+        }
+
+        try
+        {
+            string output = PerfFile.PathBeside(tracePath);
+            long dataBytes = new FileInfo(dump).Length;
+            TimeSpan scriptCpu = await ScriptAsync(dump, output, targetPid, timeout).ConfigureAwait(false);
+            return new PerfRecording(output, new FileInfo(output).Length, dataBytes, _elapsed.Elapsed.TotalSeconds, recordCpu, scriptCpu, RateHz);
+        }
+        finally
+        {
+            TryDelete(dump);
+        }
+    }
+
+    /// <summary>
+    /// The runtime's perf maps for <paramref name="pid"/> (it writes them with DOTNET_PerfMapEnabled=1
+    /// and never removes them); only once nothing will resolve that process's frames any more.
+    /// </summary>
+    public static void DeletePerfMaps(int pid)
+    {
+        TryDelete($"/tmp/perf-{pid}.map");
+        TryDelete($"/tmp/perfinfo-{pid}.map");
+    }
+
+    /// <summary>
+    /// SIGINT, as Ctrl-C stops perf: it writes what it holds, ends its workload (a ring's guard) and
+    /// exits; killed past <paramref name="timeout"/>.
+    /// </summary>
+    private async Task InterruptAsync(TimeSpan timeout)
+    {
+        if (Ring is not null)
+        {
+            // The guard's end: it exits (perf would stop on that alone), and a guard left by a perf that
+            // died some other way (killed) does not hold perf's stderr open, which EndAsync reads to its end.
+            try
+            {
+                _perf.StandardInput.Close();
+            }
+            catch (IOException)
+            {
+                // Closed by its reader's end already.
+            }
+        }
+
         if (!_perf.HasExited)
         {
             _ = kill(_perf.Id, SigInt);
         }
 
-        using (var limit = new CancellationTokenSource(timeout))
+        using var limit = new CancellationTokenSource(timeout);
+        try
         {
-            try
-            {
-                await _perf.WaitForExitAsync(limit.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                TryKill(_perf);
-                throw new InvalidOperationException($"perf record did not stop within {timeout.TotalSeconds:0} s of SIGINT");
-            }
+            await _perf.WaitForExitAsync(limit.Token).ConfigureAwait(false);
         }
-
-        if (!File.Exists(_dataPath))
+        catch (OperationCanceledException)
         {
-            throw new InvalidOperationException($"perf record wrote no data: {(await _stderr.ConfigureAwait(false)).Trim()}");
+            TryKill(_perf);
+            throw new InvalidOperationException($"perf record did not stop within {timeout.TotalSeconds:0} s of SIGINT");
         }
-
-        string output = PerfFile.PathBeside(tracePath);
-        TimeSpan scriptCpu = await ScriptAsync(output, targetPid, timeout).ConfigureAwait(false);
-        long dataBytes = new FileInfo(_dataPath).Length;
-        TryDelete(_dataPath);
-        TryDelete($"/tmp/perf-{targetPid}.map");
-        TryDelete($"/tmp/perfinfo-{targetPid}.map");
-        return new PerfRecording(output, new FileInfo(output).Length, dataBytes, seconds, recordCpu, scriptCpu, RateHz);
     }
 
-    private async Task<TimeSpan> ScriptAsync(string output, int targetPid, TimeSpan timeout)
+    /// <summary>
+    /// `perf script` of <paramref name="dataPath"/> into <paramref name="output"/>, gzip-compressed
+    /// after the header; written under a temporary name and renamed when whole, so a perf file
+    /// beside a trace is never half-written.
+    /// </summary>
+    private async Task<TimeSpan> ScriptAsync(string dataPath, string output, int targetPid, TimeSpan timeout)
     {
         var start = new ProcessStartInfo(FindTool()!)
         {
@@ -178,38 +317,47 @@ public sealed class PerfRecorder : IAsyncDisposable
             RedirectStandardOutput = true,
             UseShellExecute = false,
         };
-        foreach (string argument in ScriptArguments(_dataPath))
+        foreach (string argument in ScriptArguments(dataPath))
         {
             start.ArgumentList.Add(argument);
         }
 
+        string partial = output + ".partial";
         using Process script = Process.Start(start) ?? throw new InvalidOperationException("perf script did not start");
         Task<string> errors = script.StandardError.ReadToEndAsync();
         TimeSpan cpu = TimeSpan.Zero;
         using var sampling = new Timer(_ => cpu = Max(cpu, CpuOf(script.Id)), null, 100, 100);
-        await using (var file = new FileStream(output, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
-        await using (var gzip = new GZipStream(file, CompressionLevel.Fastest))
+        try
         {
-            gzip.Write(System.Text.Encoding.ASCII.GetBytes(PerfFile.Header(targetPid, RateHz)));
-            using var limit = new CancellationTokenSource(timeout * 4);
-            try
+            await using (var file = new FileStream(partial, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16))
+            await using (var gzip = new GZipStream(file, CompressionLevel.Fastest))
             {
-                await script.StandardOutput.BaseStream.CopyToAsync(gzip, limit.Token).ConfigureAwait(false);
-                await script.WaitForExitAsync(limit.Token).ConfigureAwait(false);
+                gzip.Write(System.Text.Encoding.ASCII.GetBytes(PerfFile.Header(targetPid, RateHz)));
+                using var limit = new CancellationTokenSource(timeout * 4);
+                try
+                {
+                    await script.StandardOutput.BaseStream.CopyToAsync(gzip, limit.Token).ConfigureAwait(false);
+                    await script.WaitForExitAsync(limit.Token).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    TryKill(script);
+                    throw new InvalidOperationException("perf script did not finish in time");
+                }
             }
-            catch (OperationCanceledException)
-            {
-                TryKill(script);
-                throw new InvalidOperationException("perf script did not finish in time");
-            }
-        }
 
-        if (script.ExitCode != 0)
+            if (script.ExitCode != 0)
+            {
+                throw new InvalidOperationException($"perf script failed ({script.ExitCode}): {(await errors.ConfigureAwait(false)).Trim()}");
+            }
+
+            File.Move(partial, output, overwrite: true);
+            return cpu;
+        }
+        finally
         {
-            throw new InvalidOperationException($"perf script failed ({script.ExitCode}): {(await errors.ConfigureAwait(false)).Trim()}");
+            TryDelete(partial);
         }
-
-        return cpu;
     }
 
     /// <summary>
@@ -236,12 +384,35 @@ public sealed class PerfRecorder : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Stops perf if it still runs (SIGINT, killed past a few seconds: a ring's last dump is not
+    /// wanted, but perf exits cleanly) and deletes everything it wrote: perf.data, a ring's dumps.
+    /// </summary>
     public async ValueTask DisposeAsync()
     {
-        TryKill(_perf);
+        try
+        {
+            await InterruptAsync(TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+        }
+        catch (InvalidOperationException)
+        {
+            // Killed instead.
+        }
+
+        try
+        {
+            // Bounded: a process perf started and that outlived it could hold its stderr open.
+            await _output.EndAsync().WaitAsync(TimeSpan.FromSeconds(10)).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            // What perf said is not needed any more.
+        }
+
         await _control.DisposeAsync().ConfigureAwait(false);
         await _ack.DisposeAsync().ConfigureAwait(false);
         _perf.Dispose();
+        _dumping.Dispose();
         TryDelete(_dataPath);
         try
         {
@@ -300,6 +471,9 @@ public sealed class PerfRecorder : IAsyncDisposable
     }
 
     private const int SigInt = 2;
+
+    /// <summary>Linux's SIGUSR2: with --switch-output=signal, perf writes its rings out to a new file.</summary>
+    private const int SigUsr2 = 12;
 
     [DllImport("libc", SetLastError = true)]
     private static extern int kill(int pid, int signal);

@@ -56,6 +56,8 @@ public sealed class CommandLineTests(WorkloadTraces traces)
     [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--provider", "Microsoft.AspNetCore.Hosting")]
     [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--report-timeout", "0")]
     [InlineData(6, "watch", "--pid", "2147483000", "--threshold-ms", "5")]
+    [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--sampler", "off", "--perf-ring-mb", "8")]
+    [InlineData(2, "watch", "--pid", "1", "--threshold-ms", "5", "--perf-ring-mb", "0")]
     public async Task BadInputEndsInOneLineAndItsExitCode(int expected, params string[] args)
     {
         var (code, stdout, stderr) = await RunAsync([.. args.Select(a => a == "TRACE" ? traces.Snapshot : a)]);

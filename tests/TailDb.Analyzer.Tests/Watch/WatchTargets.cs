@@ -4,6 +4,7 @@ using Microsoft.Diagnostics.Tracing;
 using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Watch;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Tests.Watch;
 
@@ -24,11 +25,14 @@ internal static class WatchTargets
         }
     }
 
+    /// <summary>The sampler the watch tests use unless they test another: it runs everywhere.</summary>
+    public static readonly SamplerChoice EventPipe = SamplerChoice.Resolve(SamplerKind.EventPipe, null, out _);
+
     public static WatchSettings Settings(
         string captures, TriggerSettings triggers, RequestSelection? selection = null, int maxCaptures = 10, double cooldownSeconds = 0,
-        double windowSeconds = 10, long maxBytes = 64 << 20, double marginMs = 300) =>
+        double windowSeconds = 10, long maxBytes = 64 << 20, double marginMs = 300, SamplerChoice? sampler = null) =>
         new(selection ?? RequestSelection.TailDb, new RingLimits(TimeSpan.FromSeconds(windowSeconds), maxBytes), triggers,
-            TimeSpan.FromMilliseconds(marginMs), maxCaptures, TimeSpan.FromSeconds(cooldownSeconds), captures, Samples: true, []);
+            TimeSpan.FromMilliseconds(marginMs), maxCaptures, TimeSpan.FromSeconds(cooldownSeconds), captures, sampler ?? EventPipe, []);
 
     public static string NewDirectory(string name)
     {

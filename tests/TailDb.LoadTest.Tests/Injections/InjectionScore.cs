@@ -10,7 +10,7 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// <summary>
 /// How well the analyzer's slow set matches an injected run's truth: of the requests an injection
 /// slowed past the slow threshold (<see cref="SlowedPast"/>), how many are in the slow set (found) and how many of those have
-/// the injected cause first (right cause); of the slow set, how many are blamed first on a cause
+/// the injected cause that held them longest first (right cause, <see cref="Largest"/>); of the slow set, how many are blamed first on a cause
 /// that was neither injected nor GC (false blame), how many on an injected lock or sleep cause
 /// though no firing of it touched the request (misplaced: reported, not a goal, since the cause was
 /// injected; on a loaded machine a load thread that woke late shows as "blocked / sleeping"), and how many have no recorded cause at all
@@ -26,6 +26,9 @@ internal sealed record InjectionScore(
     IReadOnlyDictionary<string, int> FirstCauses, IReadOnlyDictionary<string, int> FirstCausesByInjection,
     IReadOnlyDictionary<string, KindScore> ByKind)
 {
+    /// <summary>Every request slowed past the threshold and found but not named its injected cause, with what the truth and the analyzer saw.</summary>
+    public IReadOnlyList<InjectionMiss> Misses { get; init; } = [];
+
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
 
@@ -54,6 +57,7 @@ internal sealed record InjectionScore(
         int slowed = 0, found = 0, right = 0, strict = 0;
         var byInjection = new Dictionary<string, int>();
         var byKind = new Dictionary<string, KindScore>();
+        var misses = new List<InjectionMiss>();
         foreach (var request in truth.Requests.GroupBy(r => r.Arrival).Where(r => SlowedPast(r.ToArray(), threshold)))
         {
             slowed++;
@@ -69,10 +73,15 @@ internal sealed record InjectionScore(
             found++;
             string key = $"{kinds}{(request.All(r => r.Queued) ? " (queued behind)" : "")} -> {FirstCause(row, kindOf, named: true)?.Name ?? row.Named?.Cause ?? "(none)"}";
             byInjection[key] = byInjection.GetValueOrDefault(key) + 1;
-            bool isRight = injected.Any(k => Matches(k, FirstCause(row, kindOf, named: true)));
+            InjectionKind largest = Largest(truth, request);
+            bool isRight = Matches(largest, FirstCause(row, kindOf, named: true));
             right += isRight ? 1 : 0;
-            strict += injected.Any(k => Matches(k, FirstCause(row, kindOf, named: false))) ? 1 : 0;
+            strict += Matches(largest, FirstCause(row, kindOf, named: false)) ? 1 : 0;
             byKind[kinds] = kindScore with { Found = kindScore.Found + 1, RightCause = kindScore.RightCause + (isRight ? 1 : 0) };
+            if (!isRight)
+            {
+                misses.Add(new InjectionMiss(row, [.. request.Select(r => (truth.Injections[r.Injection].Kind, r))]));
+            }
         }
 
         var injectedKinds = truth.Injections.Select(i => i.Kind).ToHashSet();
@@ -97,8 +106,26 @@ internal sealed record InjectionScore(
                 && !injectedKinds.Any(k => Matches(k, cause) && firedAt.TryGetValue(k, out var at) && Near(at, row.StartMs)) ? 1 : 0;
         }
 
-        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, misplaced, unexplained, threshold, firstCauses, byInjection, byKind);
+        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, misplaced, unexplained, threshold, firstCauses, byInjection, byKind)
+        {
+            Misses = misses,
+        };
     }
+
+    /// <summary>
+    /// The true cause that held the request longest: the injection kind with the most injected time
+    /// on it (a GC firing and a burst both stand for GC pauses). Every GC pause that is not a firing's
+    /// (the app's own gen0/gen1) is subtracted from the other firings' time (<see cref="TruthFile"/>),
+    /// and a request is slowed past the threshold only when the injected time is at least half its
+    /// response, so the largest injected kind is also larger than any pause the truth does not charge.
+    /// Right cause: the analyzer names this one. A request both queued behind a sleep and paused by a
+    /// forced GC is right only when it names the longer of the two.
+    /// </summary>
+    public static InjectionKind Largest(TruthFile truth, IEnumerable<AffectedRequest> firings) =>
+        firings.GroupBy(f => truth.Injections[f.Injection].Kind is InjectionKind.AllocBurst ? InjectionKind.Gc : truth.Injections[f.Injection].Kind)
+            .Select(g => (Kind: g.Key, Ms: g.Sum(f => f.InjectedMs)))
+            .OrderByDescending(k => k.Ms).ThenBy(k => k.Kind)
+            .First().Kind;
 
     /// <summary>
     /// Whether the firings made this request slow: it is at or over the threshold, it would have been
@@ -174,3 +201,16 @@ internal sealed record InjectionScore(
 
 /// <summary>One injection kind's (or a combination's) requests slowed past the threshold, found in the slow set, and with the right cause first.</summary>
 internal readonly record struct KindScore(int Slowed, int Found, int RightCause);
+
+/// <summary>A request an injection slowed past the threshold that the analyzer found but named another cause for: its row, and each firing's truth.</summary>
+internal sealed record InjectionMiss(SlowRequestRow Row, IReadOnlyList<(InjectionKind Kind, AffectedRequest Truth)> Firings)
+{
+    /// <summary>One line: the request, what the truth charged each firing, what the analyzer named and what overlapped it.</summary>
+    public string Describe()
+    {
+        string injected = string.Join(" + ", Firings.Select(f => FormattableString.Invariant($"{f.Kind}{(f.Truth.Queued ? " queued" : "")} {f.Truth.InjectedMs:0.###}")));
+        string overlaps = string.Join(", ", Row.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(6).Select(c => FormattableString.Invariant($"{c.Cause} {c.Value:0.###}")));
+        return FormattableString.Invariant(
+            $"at {Row.StartMs:0.000} ms thread {Row.ThreadId}: response {Row.DurationMs:0.###} (queue {Row.QueueMs:0.###}; the load test's own: {Firings[0].Truth.ResponseMs:0.###}); truth: {injected}; named: {Row.Named?.Cause ?? "(none)"} {Row.Named?.Value ?? 0:0.###}; overlaps: {overlaps}");
+    }
+}

@@ -56,19 +56,60 @@ public sealed class TruthFileTests
     }
 
     [Fact]
-    public void A_request_queued_behind_a_slowed_one_inherits_at_most_what_the_firing_cost_the_one_in_front()
+    public void A_request_queued_behind_a_held_one_is_charged_only_the_pause_that_fell_while_it_waited()
     {
         var log = new RequestLog(threads: 1, capacityPerThread: 8);
         log.Add(0, Ms(100), Ms(100), Ms(120), RequestEffect.None);   // inside the 20 ms pause
-        log.Add(0, Ms(110), Ms(120), Ms(121), RequestEffect.None);   // due at 110, waited 10 ms behind it (inside the window too)
-        log.Add(0, Ms(100.5 + 20), Ms(121), Ms(122), RequestEffect.None); // due at 120.5, waited 0.5 ms behind the one in front
-        log.Add(0, Ms(130), Ms(130), Ms(131), RequestEffect.None);   // arrived to an idle thread: not the firing's
+        log.Add(0, Ms(110), Ms(120), Ms(121), RequestEffect.None);   // due at 110, in the pause's last 10 ms
+        log.Add(0, Ms(120.5), Ms(121), Ms(140), RequestEffect.None); // due after the pause; its thread then had no CPU for 19 ms: not the GC's
+        log.Add(0, Ms(130), Ms(140), Ms(141), RequestEffect.None);   // queued behind that one: not the GC's either
 
-        TruthFile truth = TruthFile.Build([Gc], [new InjectionWindow(0, Ms(100), Ms(120), -1, PausedMs: 20)], log);
+        TruthFile truth = TruthFile.Build([Gc], [new InjectionWindow(0, Ms(100), Ms(120), -1, PausedMs: 20)], log, [new GcPauseTimes(Ms(100), Ms(120))]);
 
-        Assert.Equal([Ms(100), Ms(110), Ms(120.5)], truth.Requests.Select(r => r.Arrival));
-        Assert.Equal([20, 10, 0.5], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
-        Assert.Equal([false, false, true], truth.Requests.Select(r => r.Queued));
+        Assert.Equal([Ms(100), Ms(110)], truth.Requests.Select(r => r.Arrival));
+        Assert.Equal([20, 10], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
+    }
+
+    [Fact]
+    public void A_request_queued_behind_a_sleep_is_charged_the_sleep_left_when_it_arrived_not_the_wait_for_a_CPU_after_it()
+    {
+        var sleep = new Injection(InjectionKind.Sleep, 5, HoldMilliseconds: 15);
+        var log = new RequestLog(threads: 1, capacityPerThread: 8);
+        log.Add(0, Ms(100), Ms(100), Ms(115), RequestEffect.Slept);
+        log.Add(0, Ms(111), Ms(126), Ms(127), RequestEffect.None); // 4 ms of the sleep left, then 11 ms with no CPU
+
+        TruthFile truth = TruthFile.Build([sleep], [new InjectionWindow(0, Ms(100), Ms(115), 0)], log);
+
+        Assert.Equal([15, 4], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
+        Assert.Equal([false, true], truth.Requests.Select(r => r.Queued));
+    }
+
+    [Fact]
+    public void A_sleep_holds_no_longer_than_it_asked_to_when_its_thread_then_waited_for_a_CPU()
+    {
+        // A 15 ms sleep whose window lasted 28 ms: the thread woke at 115 and was not run until 128.
+        var sleep = new Injection(InjectionKind.Sleep, 5, HoldMilliseconds: 15);
+        var log = new RequestLog(threads: 1, capacityPerThread: 8);
+        log.Add(0, Ms(100), Ms(100), Ms(128), RequestEffect.Slept);
+        log.Add(0, Ms(104), Ms(128), Ms(129), RequestEffect.None);
+
+        TruthFile truth = TruthFile.Build([sleep], [new InjectionWindow(0, Ms(100), Ms(128), 0)], log);
+
+        Assert.Equal([15, 11], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
+    }
+
+    [Fact]
+    public void A_GC_pause_inside_a_fault_burst_is_the_pause_s_time_not_the_burst_s()
+    {
+        // The faulting loop is managed code: a gen1 pause from 150 to 200 stopped it, and its queue with it.
+        var faults = new Injection(InjectionKind.PageFaults, 4, Megabytes: 64);
+        var log = new RequestLog(threads: 1, capacityPerThread: 8);
+        log.Add(0, Ms(100), Ms(100), Ms(250), RequestEffect.Faulted);
+        log.Add(0, Ms(140), Ms(250), Ms(251), RequestEffect.None);
+
+        TruthFile truth = TruthFile.Build([faults], [new InjectionWindow(0, Ms(100), Ms(250), 0)], log, [new GcPauseTimes(Ms(150), Ms(200))]);
+
+        Assert.Equal([100, 60], truth.Requests.Select(r => Math.Round(r.InjectedMs, 3)));
     }
 
     [Fact]

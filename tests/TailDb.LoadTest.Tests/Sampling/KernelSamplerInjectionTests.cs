@@ -18,6 +18,9 @@ namespace TailDb.LoadTest.Tests.Sampling;
 /// --sampler perf and scored against the truth file as the EventPipe run is (InjectedCauseTests).
 /// Then the same beside stress-ng --cpu 2, whose hold on the CPUs is the load a CPU-wait cause must
 /// name, not a reason to miss: a slow request blamed on waiting for a CPU stress-ng held is explained.
+/// The test prints every miss (found, not named its injected cause) with the truth's and the
+/// analyzer's times; TAILDB_KEEP_INJECTION_TRACES=DIR keeps the traces for
+/// <see cref="InjectionEvidenceTests"/>, which re-scores one with the analyzer as it is now.
 /// </summary>
 [Collection(WorkerProcessesGroup.Name)]
 public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDisposable
@@ -39,14 +42,12 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
     {
         var score = await RunAndScoreAsync("perf-stress", stress: true);
 
-        // Found and not falsely blamed, as alone. The right-cause goal (95%) is not asserted here: where
-        // stress-ng held the CPU longer than the injection held a request (a page-faulting request
-        // preempted mid-fault, the requests queued behind it), the analyzer names the wait for the
-        // CPU stress-ng held, which is true too; the truth file models only the injected time.
-        // 65% right at load 4-6 (2026-11-26); the closing note carries the figure.
-        Assert.True(score.SlowedPastThreshold > 0, "no injected request was slowed past the threshold: " + score.Describe());
-        Assert.True(score.FoundShare >= 0.95, score.Describe());
-        Assert.True(score.FalseBlameShare <= 0.05, score.Describe());
+        // The same goals as alone. stress-ng's hold on the CPUs is in neither side's way: the truth
+        // charges a firing only the time it held a request's thread (a page-faulting request's wait
+        // for a CPU mid-fault is the faults', a queued request's wait for a CPU after the firing
+        // ended is not the firing's), and the analyzer names a wait for a CPU stress-ng held as
+        // known, not blame (alsoKnown below). Before the truth said so, 87.5% right on a quiet machine.
+        AssertGoals(score);
         Assert.Contains(score.FirstCauses.Keys, name => name.Contains("held by stress-ng", StringComparison.Ordinal));
     }
 
@@ -81,6 +82,22 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
             alsoKnown: stress ? c => c.Kind == CauseKind.CpuWait && c.Name.Contains("stress-ng", StringComparison.Ordinal) : null);
         output.WriteLine("load average: " + File.ReadAllText("/proc/loadavg").Trim());
         output.WriteLine(score.Describe());
+        output.WriteLine($"{score.Misses.Count} found but not named their injected cause:");
+        foreach (InjectionMiss miss in score.Misses)
+        {
+            output.WriteLine("  " + miss.Describe());
+        }
+
+        // To read the evidence behind a score afterwards: the trace, its perf file and its truth file.
+        if (Environment.GetEnvironmentVariable("TAILDB_KEEP_INJECTION_TRACES") is { Length: > 0 } keep)
+        {
+            Directory.CreateDirectory(keep);
+            foreach (string file in Directory.GetFiles(_scratch.FullName, name + ".*"))
+            {
+                File.Copy(file, Path.Combine(keep, Path.GetFileName(file)), overwrite: true);
+            }
+        }
+
         output.WriteLine(report.Verdict);
         foreach (CauseRow cause in report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(10))
         {
@@ -97,9 +114,9 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
     {
         Assert.True(score.SlowedPastThreshold > 0, "no injected request was slowed past the threshold: " + score.Describe());
         Assert.True(score.FoundShare >= 0.95, score.Describe());
-        // The goal is 95% (met at load 2.5-6: 574 of 574); asserted at 90% because three quiet runs gave 100%, 85% before
-        // page faults that slept in reclaim counted, and 88.5% with other test projects beside it (the closing note has them).
-        Assert.True(score.RightCauseShare >= 0.90, score.Describe());
+        // The goal, asserted: right cause is the injected kind that held the request longest
+        // (InjectionScore.Largest), of the requests an injection held at least half their response.
+        Assert.True(score.RightCauseShare >= 0.95, score.Describe());
         Assert.True(score.FalseBlameShare <= 0.05, score.Describe());
     }
 }
