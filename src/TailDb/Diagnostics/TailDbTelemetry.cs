@@ -55,11 +55,13 @@ internal sealed class TailDbTelemetry : IDisposable
     /// Whether anything would record a cache hit: the EventSource's request events, an
     /// ActivityListener, the duration histogram or the hits counter. A few field reads; false lets a
     /// hit skip all of it. A session with only the store's upkeep on (a trace of requests only)
-    /// records nothing on a hit, so it keeps the fast path.
+    /// records nothing on a hit, so it keeps the fast path. A field of this object is read first,
+    /// so the load itself is the null check the JIT would otherwise emit as an extra compare (the
+    /// EventSource check reads a static); 2-3 instructions fewer per hit, single-stepped.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Observed() =>
-        TailDbEventSource.Log.RequestsEnabled() || _duration.Enabled || _hits.Enabled || Activities.HasListeners();
+        Activities.HasListeners() || _duration.Enabled || _hits.Enabled || TailDbEventSource.Log.RequestsEnabled();
 
     public long StartTimestamp() => _duration.Enabled ? Stopwatch.GetTimestamp() : 0;
 
