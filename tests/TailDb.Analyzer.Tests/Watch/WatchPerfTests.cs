@@ -78,6 +78,9 @@ public sealed class WatchPerfTests
         var report = SlowestAnalysis.Run(new SlowestSettings(capture.Path, RequestSelection.TailDb, 1, HoldMs * 2.0 / 3, 10), new NetTraceStackSampleReader());
         Assert.Contains("by perf at 999 Hz per CPU", report.Trace.Stacks, StringComparison.Ordinal);
         Assert.Contains(report.Notes, n => n.StartsWith("perf samples a thread only while it runs", StringComparison.Ordinal));
+        // The default ring (32 MiB per CPU for the 10 s window) held every CPU's events back to before the first request.
+        Assert.True(perf.CoveredFromMSec < view.Requests.Min(r => r.MSec), $"perf covers every CPU from {perf.CoveredFromMSec:0.#} ms only");
+        Assert.DoesNotContain(report.Notes, n => n.Contains("covers every CPU", StringComparison.Ordinal));
         Console.WriteLine(LiveView.Describe(capture));
         Directory.Delete(captures, recursive: true);
     }
