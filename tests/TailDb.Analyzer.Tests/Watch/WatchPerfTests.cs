@@ -125,14 +125,24 @@ public sealed class WatchPerfTests
         var watch = WatchRunner.RunAsync(settings,
             new WatchTarget.Launch(["dotnet", "exec", WatchTargets.Workload, "--requests", "1000000", "--gap-us", "1000", "--heap-objects", "1000"]),
             output, interactive: false, stop.Token);
-        var perf = await WaitForPerfAsync(output, watch);
-        // Where its ring's dumps would go: the directory after -o on its command line.
-        var arguments = File.ReadAllText($"/proc/{perf}/cmdline").Split('\0');
-        var dumps = Path.GetDirectoryName(arguments[Array.IndexOf(arguments, "-o") + 1])!;
-        Assert.True(Directory.Exists(dumps));
-        await Task.Delay(TimeSpan.FromSeconds(2));
-        var guard = Assert.Single(ChildrenOf(perf));
-        await stop.CancelAsync();
+        int perf, guard;
+        string dumps;
+        try
+        {
+            perf = await WaitForPerfAsync(output, watch);
+            // Where its ring's dumps would go: the directory after -o on its command line.
+            var arguments = File.ReadAllText($"/proc/{perf}/cmdline").Split('\0');
+            dumps = Path.GetDirectoryName(arguments[Array.IndexOf(arguments, "-o") + 1])!;
+            Assert.True(Directory.Exists(dumps));
+            await Task.Delay(TimeSpan.FromSeconds(2));
+            guard = Assert.Single(ChildrenOf(perf));
+        }
+        finally
+        {
+            // Ctrl-C, also when an assertion above failed: the watch's target runs for minutes otherwise.
+            await stop.CancelAsync();
+        }
+
         var (end, _, _) = await watch.WaitAsync(TimeSpan.FromMinutes(2));
 
         Assert.Equal(WatchEnd.Cancelled, end);
