@@ -1,6 +1,13 @@
 using BenchmarkDotNet.Running;
 using TailDb.Benchmarks.Analysis;
 using TailDb.Benchmarks.Configuration;
+using TailDb.Benchmarks.Stepping;
+
+// `--park Class.Method` holds one benchmark method at tier 1 for scripts/hit-instructions.sh.
+if (ParkedBenchmark.TryRun(args, out int parkedExit))
+{
+    return parkedExit;
+}
 
 // `--quick` picks the CI configuration (short job, small data); every other argument is
 // BenchmarkDotNet's own (--filter, --artifacts, --list, ...).

@@ -65,6 +65,9 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// </summary>
     private const int CopyAttempts = 4;
 
+    /// <summary>Slot state of a value hit since the clock hand last cleared it (0: not since).</summary>
+    private const byte Referenced = 1;
+
     /// <summary>Slot state of a fill not yet checked against the key directory: a hit treats it as a miss.</summary>
     private const byte Pending = 2;
 
@@ -192,14 +195,16 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             // also sees the value bytes written before it.
             ref byte state = ref MemoryMarshal.GetArrayDataReference(slot);
             byte seen = Volatile.Read(ref state);
-            if (seen == 0)
+            // A key hit again since the hand last passed is already marked: one compare on that path.
+            if (seen != Referenced)
             {
-                state = 1;
-            }
-            else if (seen == Pending)
-            {
-                slot = null;
-                return false;
+                if (seen == Pending)
+                {
+                    slot = null;
+                    return false;
+                }
+
+                state = Referenced;
             }
 
             return true;

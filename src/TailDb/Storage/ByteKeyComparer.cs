@@ -1,4 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace TailDb.Storage;
 
@@ -20,7 +22,7 @@ internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqu
 
     public int GetHashCode([DisallowNull] byte[] obj) => Hash(obj);
 
-    public bool Equals(ReadOnlySpan<byte> alternate, byte[] other) => alternate.SequenceEqual(other);
+    public bool Equals(ReadOnlySpan<byte> alternate, byte[] other) => Same(alternate, other);
 
     public int GetHashCode(ReadOnlySpan<byte> alternate) => Hash(alternate);
 
@@ -29,4 +31,33 @@ internal sealed class ByteKeyComparer : IEqualityComparer<byte[]>, IAlternateEqu
     private static readonly ulong Seed = KeyHasher.NewSeed();
 
     internal static int Hash(ReadOnlySpan<byte> key) => KeyHasher.Hash(key, Seed);
+
+    /// <summary>
+    /// Whether a looked-up key equals a stored one. A key of 8 to 16 bytes (the typical one) is
+    /// compared as two overlapping 8-byte words, inline, as <see cref="KeyHasher"/> reads it;
+    /// other lengths go to <see cref="MemoryExtensions.SequenceEqual{T}(ReadOnlySpan{T}, ReadOnlySpan{T})"/>.
+    /// Not left to SequenceEqual for every length: whether the JIT inlined it into a cache hit
+    /// varied between processes (with the profile tiering collected), 20 instructions of a
+    /// ~300-instruction hit one run and not the next (docs/benchmarks.md, "Instructions per hit").
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool Same(ReadOnlySpan<byte> key, byte[] stored)
+    {
+        int n = key.Length;
+        if (n != stored.Length)
+        {
+            return false;
+        }
+
+        if (n is >= 8 and <= 16)
+        {
+            ref byte a = ref MemoryMarshal.GetReference(key);
+            ref byte b = ref MemoryMarshal.GetArrayDataReference(stored);
+            ulong head = Unsafe.ReadUnaligned<ulong>(ref a) ^ Unsafe.ReadUnaligned<ulong>(ref b);
+            ulong tail = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref a, n - 8)) ^ Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref b, n - 8));
+            return (head | tail) == 0;
+        }
+
+        return key.SequenceEqual(stored);
+    }
 }

@@ -5,8 +5,9 @@ namespace TailDb.Benchmarks.Fixtures;
 
 /// <summary>
 /// The baseline dictionary's comparer: byte[] keys looked up as spans through .NET's alternate
-/// lookup (no key allocation), hashed as the store hashes keys (<see cref="KeyHasher"/>), so the
-/// floor does the same hashing work and the ratio is what the store adds around it. A fixed seed,
+/// lookup (no key allocation), hashed and compared as the store's cache hashes and compares keys
+/// (<see cref="KeyHasher"/>, <see cref="ByteKeyComparer.Same"/>), so the floor does the same
+/// hashing and comparing work and the ratio is what the store adds around it. A fixed seed,
 /// not a random one: every benchmark process then buckets the keys alike (the seed would
 /// otherwise move the bare row's collisions between BenchmarkDotNet's processes).
 /// </summary>
@@ -20,7 +21,7 @@ public sealed class BareByteKeyComparer : IEqualityComparer<byte[]>, IAlternateE
 
     public int GetHashCode([DisallowNull] byte[] obj) => GetHashCode(obj.AsSpan());
 
-    public bool Equals(ReadOnlySpan<byte> alternate, byte[] other) => alternate.SequenceEqual(other);
+    public bool Equals(ReadOnlySpan<byte> alternate, byte[] other) => ByteKeyComparer.Same(alternate, other);
 
     public int GetHashCode(ReadOnlySpan<byte> alternate) => KeyHasher.Hash(alternate, Seed);
 
