@@ -201,9 +201,10 @@ public sealed class WatchPerfTests
         }
         finally
         {
-            // What a killed watch leaves and this test cleans: its target, and perf's last dump.
+            // What a killed watch leaves and this test cleans: its target and the target's perf maps, and perf's last dump.
             KillIfRunning(target);
             KillIfRunning(perf);
+            PerfRecorder.DeletePerfMaps(target);
             if (Directory.Exists(dumps))
             {
                 Directory.Delete(dumps, recursive: true);
