@@ -73,7 +73,7 @@ internal static class SlowestAnalysis
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
         var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly);
         var sentence = Verdicts.Sentence(verdict, selectionText, tally.SlowCount, threshold, samples?.IntervalMSec);
-        var notes = Notes(set, samples, stacks, attributor, tally, scope, perf is not null);
+        var notes = Notes(set, samples, stacks, attributor, tally, scope, perf);
         return new SlowestReport("slowest", SlowestReport.CurrentSchemaVersion,
             Population.TraceSection(set, samples, stacks),
             new PopulationSection(selection.Provider, population.Activities, population.Nested, population.Paired, selectionText, tally.SlowCount,
@@ -92,7 +92,7 @@ internal static class SlowestAnalysis
         return (population.KthLongest(k), $"slowest {settings.Percent.ToString("0.###", CultureInfo.InvariantCulture)}%");
     }
 
-    private static List<string> Notes(ComputerSet set, SampleComputer? samples, string stacks, Attributor attributor, Tally tally, AnalysisScope scope, bool kernelSampler)
+    private static List<string> Notes(ComputerSet set, SampleComputer? samples, string stacks, Attributor attributor, Tally tally, AnalysisScope scope, PerfSource? perf)
     {
         var notes = Population.CommonNotes(set.Facts, set);
         var (pauses, pausedMs, overlappedMs) = GcOutsideRequests(set, attributor.Causes, tally);
@@ -108,10 +108,15 @@ internal static class SlowestAnalysis
         {
             notes.Add($"No CPU samples attributed: {stacks}.");
         }
-        else if (kernelSampler)
+        else if (perf is not null)
         {
             notes.Add("perf samples a thread only while it runs: its time off the CPU is the scheduler's lines (waiting for a CPU, asleep, in the kernel), with who held the CPU or woke it. " +
                 "The traced process ran with DOTNET_PerfMapEnabled=1 and W^X off (DOTNET_EnableWriteXorExecute=0) so perf could name its JIT code; framework code precompiled ReadyToRun is named by module and offset.");
+        }
+
+        if (perf is not null && PerfCoverageNote(set, scope, perf) is { } coverage)
+        {
+            notes.Add(coverage);
         }
         else
         {
@@ -128,6 +133,38 @@ internal static class SlowestAnalysis
         }
 
         return notes;
+    }
+
+    /// <summary>
+    /// Requests that arrived before every CPU's perf events begin (a watch capture whose perf ring held
+    /// less than its window, or a dump that held only what came since the previous one): they have no
+    /// samples and a scheduler view with holes, which the report must say rather than show as calm.
+    /// </summary>
+    private static string? PerfCoverageNote(ComputerSet set, AnalysisScope scope, PerfSource perf)
+    {
+        var requests = set.Requests.Requests;
+        int before = 0, inScope = 0;
+        for (var i = 0; i < requests.Count; i++)
+        {
+            ref var record = ref requests[i];
+            if (scope.Contains(record))
+            {
+                inScope++;
+                if (record.ArrivalMSec < perf.CoveredFromMSec)
+                {
+                    before++;
+                }
+            }
+        }
+
+        if (before == 0)
+        {
+            return null;
+        }
+
+        var from = perf.CoveredFromMSec.ToString("0.#", CultureInfo.InvariantCulture);
+        return $"{before.ToString("N0", CultureInfo.InvariantCulture)} of the {Counted.Of(inScope, "request")} in scope arrived before {Path.GetFileName(perf.Path)} covers every CPU ({from} ms into the trace): " +
+            "they have no perf samples and holes in the scheduler's view. A watch capture's perf file holds what perf's ring kept (--perf-ring-mb sizes it) since the previous capture.";
     }
 
     /// <summary>Total GC pause time against the pause time request windows saw (summed over requests).</summary>

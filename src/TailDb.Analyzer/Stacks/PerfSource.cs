@@ -15,13 +15,14 @@ namespace TailDb.Analyzer.Stacks;
 /// </summary>
 internal sealed class PerfSource
 {
-    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, long events)
+    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, long events, double coveredFromMSec)
     {
         Header = header;
         Path = path;
         Samples = samples;
         Scheduler = scheduler;
         Events = events;
+        CoveredFromMSec = coveredFromMSec;
     }
 
     public PerfFileHeader Header { get; }
@@ -34,6 +35,13 @@ internal sealed class PerfSource
     public SchedulerModel Scheduler { get; }
 
     public long Events { get; }
+
+    /// <summary>
+    /// From when every CPU's events are in the file: the latest of the CPUs' first events. A recording
+    /// starts before its trace; a flight recorder's dump (watch) holds what each CPU's ring kept,
+    /// and the busiest CPU's ring reaches back least. Before this the scheduler's view has holes.
+    /// </summary>
+    public double CoveredFromMSec { get; }
 
     public double IntervalMSec => Header.RateHz > 0 ? 1000.0 / Header.RateHz : double.NaN;
 
@@ -66,6 +74,7 @@ internal sealed class PerfSource
         var unresolved = new HashSet<string>(StringComparer.Ordinal);
         long events = 0;
         var last = 0.0;
+        var firstByCpu = new Dictionary<int, double>();
         using var stream = PerfFile.OpenRaw(path);
         var parser = new LinuxPerfScriptEventParser();
         foreach (var linuxEvent in parser.ParseSkippingPreamble(stream))
@@ -77,6 +86,7 @@ internal sealed class PerfSource
 
             var time = linuxEvent.TimeMSec - originMSec;
             last = Math.Max(last, time);
+            firstByCpu.TryAdd(linuxEvent.CpuNumber, time);
             scheduler.Saw(linuxEvent.ProcessID, linuxEvent.ThreadID, linuxEvent.Command);
             switch (linuxEvent)
             {
@@ -119,6 +129,6 @@ internal sealed class PerfSource
 
         samples.Sort((a, b) => a.TimeRelativeMSec.CompareTo(b.TimeRelativeMSec));
         return new PerfSource(header, path, new StackSampleSet(samples, stacks, unresolved.Count) { IntervalMSec = header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN, OnCpuOnly = true },
-            scheduler.Build(last), events);
+            scheduler.Build(last), events, firstByCpu.Count > 0 ? firstByCpu.Values.Max() : double.NaN);
     }
 }

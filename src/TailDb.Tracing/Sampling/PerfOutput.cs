@@ -38,10 +38,22 @@ internal sealed class PerfOutput
     /// <summary>A dump nobody waited for any more (its waiter timed out), so the next waiter does not take it for its own.</summary>
     public bool TryTakeStaleDump(out string path) => _dumps.Reader.TryRead(out path!);
 
-    /// <summary>Everything perf said, once it closed stderr (it has exited).</summary>
-    public async Task<string> EndAsync()
+    /// <summary>
+    /// Everything perf said, once it closed stderr (it has exited), or what it said within
+    /// <paramref name="limit"/>: a process perf started (a ring's guard) that outlived it holds
+    /// the pipe open too.
+    /// </summary>
+    public async Task<string> EndAsync(TimeSpan limit)
     {
-        await _reading.ConfigureAwait(false);
+        try
+        {
+            await _reading.WaitAsync(limit).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            // What came so far.
+        }
+
         return Text;
     }
 

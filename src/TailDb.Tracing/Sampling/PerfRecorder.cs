@@ -45,9 +45,6 @@ public sealed class PerfRecorder : IAsyncDisposable
     /// <summary>The flight recorder's ring, or null when perf writes everything to perf.data.</summary>
     public PerfRing? Ring { get; }
 
-    /// <summary>perf record's process id (tests check that none is left running).</summary>
-    public int ProcessId => _perf.Id;
-
     /// <summary>
     /// The runtime writes /tmp/perf-PID.map (JIT code addresses to method names, with their tier)
     /// only when asked, and with W^X on its JIT code runs from a double mapping (/memfd:doublemapper)
@@ -134,7 +131,7 @@ public sealed class PerfRecorder : IAsyncDisposable
         }
         catch (Exception e) when (e is OperationCanceledException or IOException)
         {
-            string why = perf.HasExited ? await output.EndAsync().ConfigureAwait(false) : "no acknowledgement";
+            string why = perf.HasExited ? await output.EndAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false) : "no acknowledgement";
             TryKill(perf);
             perf.Dispose();
             controlStream?.Dispose();
@@ -178,7 +175,7 @@ public sealed class PerfRecorder : IAsyncDisposable
         await InterruptAsync(timeout).ConfigureAwait(false);
         if (!File.Exists(_dataPath))
         {
-            throw new InvalidOperationException($"perf record wrote no data: {await _output.EndAsync().ConfigureAwait(false)}");
+            throw new InvalidOperationException($"perf record wrote no data: {await _output.EndAsync(TimeSpan.FromSeconds(5)).ConfigureAwait(false)}");
         }
 
         string output = PerfFile.PathBeside(tracePath);
@@ -399,15 +396,7 @@ public sealed class PerfRecorder : IAsyncDisposable
             // Killed instead.
         }
 
-        try
-        {
-            // Bounded: a process perf started and that outlived it could hold its stderr open.
-            await _output.EndAsync().WaitAsync(TimeSpan.FromSeconds(10)).ConfigureAwait(false);
-        }
-        catch (TimeoutException)
-        {
-            // What perf said is not needed any more.
-        }
+        _ = await _output.EndAsync(TimeSpan.FromSeconds(10)).ConfigureAwait(false);
 
         await _control.DisposeAsync().ConfigureAwait(false);
         await _ack.DisposeAsync().ConfigureAwait(false);

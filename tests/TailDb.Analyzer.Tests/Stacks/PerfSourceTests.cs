@@ -110,6 +110,13 @@ load-0   100/101   [000]    10.032000000:          cpu-clock/freq=999/:
     }
 
     [Fact]
+    public void Every_cpu_is_covered_from_the_latest_of_the_cpus_first_events()
+    {
+        // CPU 1's first event is at 9.990 s, CPU 0's at 10.000 s (the trace's zero): before that, CPU 0's events may be missing.
+        Assert.Equal(0.0, Math.Round(Read().CoveredFromMSec, 6));
+    }
+
+    [Fact]
     public void Another_process_threads_get_no_spans_and_major_faults_are_the_traced_threads()
     {
         var scheduler = Read().Scheduler;

@@ -78,6 +78,9 @@ public sealed class WatchPerfTests
         var report = SlowestAnalysis.Run(new SlowestSettings(capture.Path, RequestSelection.TailDb, 1, HoldMs * 2.0 / 3, 10), new NetTraceStackSampleReader());
         Assert.Contains("by perf at 999 Hz per CPU", report.Trace.Stacks, StringComparison.Ordinal);
         Assert.Contains(report.Notes, n => n.StartsWith("perf samples a thread only while it runs", StringComparison.Ordinal));
+        // The default ring (32 MiB per CPU for the 10 s window) held every CPU's events back to before the first request.
+        Assert.True(perf.CoveredFromMSec < view.Requests.Min(r => r.MSec), $"perf covers every CPU from {perf.CoveredFromMSec:0.#} ms only");
+        Assert.DoesNotContain(report.Notes, n => n.Contains("covers every CPU", StringComparison.Ordinal));
         Console.WriteLine(LiveView.Describe(capture));
         Directory.Delete(captures, recursive: true);
     }
@@ -122,14 +125,24 @@ public sealed class WatchPerfTests
         var watch = WatchRunner.RunAsync(settings,
             new WatchTarget.Launch(["dotnet", "exec", WatchTargets.Workload, "--requests", "1000000", "--gap-us", "1000", "--heap-objects", "1000"]),
             output, interactive: false, stop.Token);
-        var perf = await WaitForPerfAsync(output, watch);
-        // Where its ring's dumps would go: the directory after -o on its command line.
-        var arguments = File.ReadAllText($"/proc/{perf}/cmdline").Split('\0');
-        var dumps = Path.GetDirectoryName(arguments[Array.IndexOf(arguments, "-o") + 1])!;
-        Assert.True(Directory.Exists(dumps));
-        await Task.Delay(TimeSpan.FromSeconds(2));
-        var guard = Assert.Single(ChildrenOf(perf));
-        await stop.CancelAsync();
+        int perf, guard;
+        string dumps;
+        try
+        {
+            perf = await WaitForPerfAsync(output, watch);
+            // Where its ring's dumps would go: the directory after -o on its command line.
+            var arguments = File.ReadAllText($"/proc/{perf}/cmdline").Split('\0');
+            dumps = Path.GetDirectoryName(arguments[Array.IndexOf(arguments, "-o") + 1])!;
+            Assert.True(Directory.Exists(dumps));
+            await Task.Delay(TimeSpan.FromSeconds(2));
+            guard = Assert.Single(ChildrenOf(perf));
+        }
+        finally
+        {
+            // Ctrl-C, also when an assertion above failed: the watch's target runs for minutes otherwise.
+            await stop.CancelAsync();
+        }
+
         var (end, _, _) = await watch.WaitAsync(TimeSpan.FromMinutes(2));
 
         Assert.Equal(WatchEnd.Cancelled, end);
@@ -188,9 +201,10 @@ public sealed class WatchPerfTests
         }
         finally
         {
-            // What a killed watch leaves and this test cleans: its target, and perf's last dump.
+            // What a killed watch leaves and this test cleans: its target and the target's perf maps, and perf's last dump.
             KillIfRunning(target);
             KillIfRunning(perf);
+            PerfRecorder.DeletePerfMaps(target);
             if (Directory.Exists(dumps))
             {
                 Directory.Delete(dumps, recursive: true);
