@@ -104,7 +104,12 @@ public sealed class KernelSamplerInjectionTests(ITestOutputHelper output) : IDis
             output.WriteLine(FormattableString.Invariant($"  {cause.SlowShare,7:P1} of the slow set's time: {cause.Cause}"));
         }
 
-        Assert.Contains(report.Causes, c => c.Kind == CauseKind.CpuWait && c.Cause.Contains(CpuHog.ProcessName, StringComparison.Ordinal) && c.SlowTotal > 0);
+        // The hog is named: as a report line of its own, or, where more holders than the report lists
+        // took the CPUs (a busy machine lumps all but the largest into one line), on the requests it held.
+        Assert.True(
+            report.Causes.Any(c => c.Kind == CauseKind.CpuWait && c.Cause.Contains(CpuHog.ProcessName, StringComparison.Ordinal) && c.SlowTotal > 0)
+                || report.Slowest.Any(r => r.Named?.Cause.Contains(CpuHog.ProcessName, StringComparison.Ordinal) == true),
+            "the CPU hog is named neither in the report's causes nor for any slow request");
         Assert.Contains(report.Causes, c => c.Cause.Contains("page faults", StringComparison.Ordinal) && c.SlowTotal > 0);
         Assert.Equal(truth.Injections.Select(i => i.Kind).ToHashSet(), truth.Windows.Select(w => truth.Injections[w.Injection].Kind).ToHashSet());
         return score;
