@@ -22,7 +22,8 @@ run() { # name dir port
   perf stat -e task-clock -p "$pid" -x, -o "$work/$1.stat" -- sleep 600 &
   local stat=$!
   local rps; rps=$(redis-benchmark -p "$3" -c 50 -d 256 -r 100000 -n 1000000 -P 16 -t set -q 2>&1 | tr '\r' '\n' | grep "requests per second" | tail -1 | awk '{print $2}')
-  kill -INT "$stat"; wait "$stat" 2>/dev/null || true
+  # perf stat stops counting when its workload ends (a background job ignores SIGINT here, so end the sleep).
+  pkill -P "$stat" sleep || true; wait "$stat" 2>/dev/null || true
   local ms; ms=$(grep task-clock "$work/$1.stat" | cut -d, -f1)
   echo "$1 $rps $(python3 -c "print(round($ms * 1e6 / 1000000))") $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$work/rows"
   redis-cli -p "$3" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
