@@ -56,6 +56,7 @@ public sealed partial class TailDbStore
         try
         {
             Encode(puts, statuses, buffer, ends, hashes, slots, requests);
+            _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
             long sequence;
             int written;
             lock (_writer.WriteLock)
