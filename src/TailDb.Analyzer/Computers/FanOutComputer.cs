@@ -28,12 +28,7 @@ internal sealed class FanOutComputer : ITraceComputer
 
     public void Attach(TraceEventDispatcher source)
     {
-        ArgumentNullException.ThrowIfNull(source);
-        source.Dynamic.AddCallbackForProviderEvents(
-            (provider, _) => string.Equals(provider, LoadTestEventContract.ProviderName, StringComparison.OrdinalIgnoreCase)
-                ? EventFilterResponse.AcceptEvent
-                : EventFilterResponse.RejectProvider,
-            OnEvent);
+        source.OnProvider(LoadTestEventContract.ProviderName, OnEvent);
     }
 
     public void Complete(double traceEndMSec)

@@ -79,14 +79,7 @@ internal sealed class RequestComputer(RequestSelection selection, TraceClock? cl
 
     public void Attach(TraceEventDispatcher source)
     {
-        ArgumentNullException.ThrowIfNull(source);
-        // Only the chosen provider's events reach us: dispatching every other provider's events to a
-        // dynamic callback costs a measurable share of the pass on a big trace.
-        source.Dynamic.AddCallbackForProviderEvents(
-            (provider, _) => string.Equals(provider, Selection.Provider, StringComparison.OrdinalIgnoreCase)
-                ? EventFilterResponse.AcceptEvent
-                : EventFilterResponse.RejectProvider,
-            OnEvent);
+        source.OnProvider(Selection.Provider, OnEvent);
     }
 
     public void Complete(double traceEndMSec)

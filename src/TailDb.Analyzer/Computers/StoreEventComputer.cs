@@ -21,23 +21,18 @@ internal sealed class StoreEventComputer : ITraceComputer
 
     public void Attach(TraceEventDispatcher source)
     {
-        ArgumentNullException.ThrowIfNull(source);
-        source.Dynamic.AddCallbackForProviderEvents(
-            (provider, _) => string.Equals(provider, TailDbEventContract.ProviderName, StringComparison.OrdinalIgnoreCase)
-                ? EventFilterResponse.AcceptEvent
-                : EventFilterResponse.RejectProvider,
-            data =>
+        source.OnProvider(TailDbEventContract.ProviderName, data =>
+        {
+            switch ((int)data.ID)
             {
-                switch ((int)data.ID)
-                {
-                    case TailDbEventContract.EventIds.GetStart or TailDbEventContract.EventIds.PutStart or TailDbEventContract.EventIds.DeleteStart:
-                        RequestStarts++;
-                        break;
-                    case TailDbEventContract.EventIds.FileReadStart or TailDbEventContract.EventIds.FsyncStart:
-                        IoStarts++;
-                        break;
-                }
-            });
+                case TailDbEventContract.EventIds.GetStart or TailDbEventContract.EventIds.PutStart or TailDbEventContract.EventIds.DeleteStart:
+                    RequestStarts++;
+                    break;
+                case TailDbEventContract.EventIds.FileReadStart or TailDbEventContract.EventIds.FsyncStart:
+                    IoStarts++;
+                    break;
+            }
+        });
     }
 
     public void Complete(double traceEndMSec)

@@ -25,12 +25,7 @@ internal sealed class UpkeepComputer : ITraceComputer
 
     public void Attach(TraceEventDispatcher source)
     {
-        ArgumentNullException.ThrowIfNull(source);
-        source.Dynamic.AddCallbackForProviderEvents(
-            (provider, _) => string.Equals(provider, TailDbEventContract.ProviderName, StringComparison.OrdinalIgnoreCase)
-                ? EventFilterResponse.AcceptEvent
-                : EventFilterResponse.RejectProvider,
-            OnEvent);
+        source.OnProvider(TailDbEventContract.ProviderName, OnEvent);
     }
 
     public void Complete(double traceEndMSec)
