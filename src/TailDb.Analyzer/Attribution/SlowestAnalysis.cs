@@ -112,11 +112,10 @@ internal static class SlowestAnalysis
         {
             notes.Add("perf samples a thread only while it runs: its time off the CPU is the scheduler's lines (waiting for a CPU, asleep, in the kernel), with who held the CPU or woke it. " +
                 "The traced process ran with DOTNET_PerfMapEnabled=1 and W^X off (DOTNET_EnableWriteXorExecute=0) so perf could name its JIT code; framework code precompiled ReadyToRun is named by module and offset.");
-        }
-
-        if (perf is not null && PerfCoverageNote(set, scope, perf) is { } coverage)
-        {
-            notes.Add(coverage);
+            if (PerfCoverageNote(set, scope, perf) is { } coverage)
+            {
+                notes.Add(coverage);
+            }
         }
         else
         {
