@@ -1,4 +1,5 @@
 using System.Text.Json;
+using TailDb.Cli;
 
 namespace TailDb.LoadTest.Harness;
 
@@ -20,21 +21,7 @@ public static class WorkerProtocol
     public static void CancelWhenStdinCloses(CancellationTokenSource stop, string threadName)
     {
         ArgumentNullException.ThrowIfNull(stop);
-        var watch = new Thread(() =>
-        {
-            using var input = Console.OpenStandardInput();
-            var buffer = new byte[64];
-            while (input.Read(buffer) > 0)
-            {
-            }
-
-            stop.Cancel();
-        })
-        {
-            IsBackground = true,
-            Name = threadName,
-        };
-        watch.Start();
+        StdinClosed.Then(stop.Cancel, threadName);
     }
 
     /// <summary>

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Net;
 using System.Runtime.InteropServices;
+using TailDb.Cli;
 using TailDb.Server.Hosting;
 using TailDb.Server.Injections;
 
@@ -121,7 +122,7 @@ public static class ServeCommand
         using CancellationTokenRegistration cancel = cancellationToken.Register(server.RequestShutdown);
         if (options.ExitWithStdin)
         {
-            StopWhenStdinCloses(server);
+            StdinClosed.Then(server.RequestShutdown, "stdin-watch");
         }
 
         if (options.ReadStall is { } stall)
@@ -140,26 +141,5 @@ public static class ServeCommand
             context.Cancel = true;
             server.RequestShutdown();
         }
-    }
-
-    // The kernel closes a dead parent's end of the pipe, whatever killed it: end of input is the
-    // one signal a SIGKILLed parent still sends.
-    private static void StopWhenStdinCloses(RespServer server)
-    {
-        var watcher = new Thread(() =>
-        {
-            using Stream input = Console.OpenStandardInput();
-            var buffer = new byte[256];
-            while (input.Read(buffer) > 0)
-            {
-            }
-
-            server.RequestShutdown();
-        })
-        {
-            IsBackground = true,
-            Name = "stdin-watch",
-        };
-        watcher.Start();
     }
 }
