@@ -82,8 +82,7 @@ internal sealed class RollingPercentiles
             return double.NaN;
         }
 
-        var rank = (long)Math.Ceiling((percentile / 100.0 * _count) - 1e-9);
-        rank = Math.Clamp(rank, 1, _count);
+        long rank = Attribution.Percentiles.Rank(_count, percentile);
         long seen = 0;
         for (var i = 0; i < BucketCount; i++)
         {
