@@ -5,8 +5,10 @@
 # `slowest` on every trace. Prints, per mode: median (min-max) p99 and p99.9 of each variant, the
 # traced/untraced ratios, the measurement overhead share of the slow set's time, the share of the
 # slow set's time under named causes, the verdict of the last round, and perf's file size and
-# recorder CPU per second beside the .nettrace's size. Take it on a quiet machine: it prints the
-# load average before and after.
+# recorder CPU per second beside the .nettrace's size. A second untraced run in every round
+# ("untraced again") is the noise floor: its ratio to the first untraced run is what two identical
+# runs differ by, so a traced ratio no further from 1 than it is not the recording's doing. Take it
+# on a quiet machine: it prints the load average before and after.
 #
 #   bash scripts/sampler-cost.sh [OUT_DIR]      (MODES=workstation,server,nogc REPEAT=3 DURATION=10 WARMUP=3)
 set -euo pipefail
@@ -23,9 +25,9 @@ loadtest=src/TailDb.LoadTest/bin/Release/net10.0/TailDb.LoadTest.dll
 analyzer=src/TailDb.Analyzer/bin/Release/net10.0/TailDb.Analyzer.dll
 echo "start $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for round in $(seq 1 "$repeat"); do
-  for variant in untraced eventpipe perf; do
+  for variant in untraced eventpipe perf untraced-again; do
     args=(--gc "$modes" --duration "$duration" --warmup "$warmup" --out "$out/$variant.$round.json")
-    [ "$variant" = untraced ] || args+=(--trace "$out/$variant.$round.nettrace" --sampler "$variant")
+    [[ "$variant" = untraced* ]] || args+=(--trace "$out/$variant.$round.nettrace" --sampler "$variant")
     echo "round $round: $variant ($(cut -d' ' -f1-3 /proc/loadavg))"
     dotnet "$loadtest" "${args[@]}" > "$out/$variant.$round.log" 2>&1 || { echo "load test failed: $out/$variant.$round.log"; exit 1; }
   done
@@ -42,8 +44,9 @@ def med(values):
     values = [v for v in values if v is not None]
     return (statistics.median(values), min(values), max(values)) if values else None
 def cell(t): return "n/a" if t is None else f"{t[0]:.3f} ({t[1]:.3f}-{t[2]:.3f})"
+variants = ("untraced", "eventpipe", "perf", "untraced-again")
 rows, gcs = {}, {}
-for variant in ("untraced", "eventpipe", "perf"):
+for variant in variants:
     for r in range(1, repeat + 1):
         doc = json.load(open(f"{out}/{variant}.{r}.json"))
         for m in doc["modes"]:
@@ -64,13 +67,13 @@ verdicts = {}
 for mode in modes:
     base = rows.get((mode, "untraced"), [])
     b99, b999 = med([p for p, _ in base]), med([q for _, q in base])
-    for variant in ("untraced", "eventpipe", "perf"):
+    for variant in variants:
         runs = rows.get((mode, variant), [])
         p99, p999 = med([p for p, _ in runs]), med([q for _, q in runs])
         overhead, named = [], []
         for r in range(1, repeat + 1):
             path = trace_of(variant, r, mode)
-            if variant == "untraced" or path is None or not os.path.exists(path): continue
+            if variant.startswith("untraced") or path is None or not os.path.exists(path): continue
             rep = json.load(open(path))
             v = rep.get("verdictDetail") or {}
             overhead.append(100 * v.get("measurementOverheadShare", 0))
@@ -86,7 +89,7 @@ print()
 print("| mode | variant | GC pause ms in the measured phase | GCs | gen1 GCs |")
 print("|---|---|---|---|---|")
 for mode in modes:
-    for variant in ("untraced", "eventpipe", "perf"):
+    for variant in variants:
         runs = gcs.get((mode, variant), [])
         print(f"| {mode} | {variant} | {cell(med([r[0] for r in runs]))} | {cell(med([r[1] for r in runs]))} | {cell(med([r[2] for r in runs]))} |")
 print()

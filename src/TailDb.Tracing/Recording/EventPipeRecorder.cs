@@ -4,7 +4,7 @@ namespace TailDb.Tracing.Recording;
 
 /// <summary>
 /// Streams one EventPipe session of another process into a .nettrace file. Never parses in the
-/// traced process: the bytes go straight to disk on a reader task of their own.
+/// traced process: the bytes go straight to disk on a reader thread of their own (<see cref="StreamPump"/>).
 /// </summary>
 public sealed class EventPipeRecorder : IAsyncDisposable
 {
@@ -17,7 +17,7 @@ public sealed class EventPipeRecorder : IAsyncDisposable
     {
         _session = session;
         _sink = sink;
-        _copy = Task.Run(() => session.EventStream.CopyToAsync(sink));
+        _copy = StreamPump.Start(session.EventStream, sink, "EventPipe reader");
     }
 
     /// <summary>The file written; empty when the stream goes to a caller's sink (an in-memory ring).</summary>
