@@ -71,7 +71,7 @@ internal sealed record BucketReport(string Report, int SchemaVersion, string Fil
         }
 
         return new BucketReport("buckets", CurrentSchemaVersion, file, sorted.Length, rows,
-            (population is null ? "" : population + "; ") + "exact = nearest rank over every request's duration; estimates = the bucket holding the rank, linearly interpolated " +
+            (population is null ? "" : population + "; ") + "exact = the value at rank p x N rounded half up (HdrHistogram's) over every request's duration; estimates = the bucket holding the rank, linearly interpolated " +
             "between its bounds (exponential buckets 0-1, 1-g, g-g², ... ms); a rank in OpenTelemetry's open last bucket (> 10 s) reads as 10 s");
     }
 }

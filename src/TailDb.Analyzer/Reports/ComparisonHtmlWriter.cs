@@ -76,7 +76,7 @@ Drag across either plot to zoom both into a time range, wheel to zoom, shift+dra
     {
         var (a, b) = (E(report.A.Label), E(report.B.Label));
         o.WriteLine("<h2>1. Percentiles</h2>");
-        o.WriteLine($"<p class=\"help\">Exact percentiles (nearest rank) in ms; delta is {b} &minus; {a}, ratio {b} / {a}.</p>");
+        o.WriteLine($"<p class=\"help\">Exact percentiles (rank p &times; N rounded half up, as HdrHistogram takes it) in ms; delta is {b} &minus; {a}, ratio {b} / {a}.</p>");
         Table(o, ["activity", "", $"{report.A.Label} ms", $"{report.B.Label} ms", "delta ms", "ratio"],
             report.Percentiles.Select(r => new[]
             {

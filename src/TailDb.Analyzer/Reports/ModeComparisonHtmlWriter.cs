@@ -91,7 +91,7 @@ Drag across any plot to zoom all of them into a time range, wheel to zoom, shift
     {
         o.WriteLine("<h2>1. Percentiles</h2>");
         o.WriteLine(report.Baseline is { } baseline
-            ? $"<p class=\"help\">Exact percentiles (nearest rank) in ms, each with its ratio to {E(baseline)}'s (the first mode analyzed; &lsquo;n/a&rsquo; where it has no value to divide by).</p>"
+            ? $"<p class=\"help\">Exact percentiles (rank p &times; N rounded half up, as HdrHistogram takes it) in ms, each with its ratio to {E(baseline)}'s (the first mode analyzed; &lsquo;n/a&rsquo; where it has no value to divide by).</p>"
             : "<p class=\"help\">No mode's trace could be analyzed.</p>");
         string[] headers = ["activity", "mode", .. report.Statistics.Select(PercentileComparison.Spell)];
         Table(o, headers, report.Percentiles.Select(r => new[] { T(r.Activity), T(r.Mode) }

@@ -52,7 +52,7 @@ public sealed class BucketsScenario : IScenario
         return new StoryOutcome(Name, "p99 / p99.9 error", rows, narrows,
             narrows ? finding : $"{finding}: the fine buckets were not closer this time (one bucket's edge can fall on the rank by luck; the error bound still narrows with the growth)")
         {
-            Notes = ["exact: nearest rank over every request's response time in the trace; a scheme's figure: the bucket holding the rank, interpolated between its bounds (the analyzer's `buckets`)"],
+            Notes = ["exact: the value at rank p x N rounded half up (HdrHistogram's) over every request's response time in the trace; a scheme's figure: the bucket holding the rank, interpolated between its bounds (the analyzer's `buckets`)"],
         };
     }
 
