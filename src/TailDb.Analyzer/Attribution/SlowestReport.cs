@@ -77,7 +77,7 @@ internal sealed record SlowRequestRow(
 /// <param name="EventBasedOnly">The slow threshold is shorter than the sampling interval: sample causes were set aside.</param>
 internal sealed record VerdictSection(
     string? Cause, CauseKind? Kind, double SlowShare, double RestShare, double? Lift, double QueueShare, double MeasurementOverheadShare,
-    bool EventBasedOnly, LatencyBasis Basis, double CpuWaitShare = 0, double QueuedBehindShare = 0);
+    bool EventBasedOnly, LatencyBasis Basis, double CpuWaitShare = 0, double QueuedBehindShare = 0, double LateWakeShare = 0);
 
 /// <param name="Kind">"binary" (every value 0 or 1, e.g. hit) or "numeric".</param>
 internal sealed record PayloadRow(

@@ -18,6 +18,7 @@ internal static class Verdicts
         CauseRow? queuedBehind = null;
         var overheadMs = 0.0;
         var cpuWaitMs = 0.0;
+        var lateWakeMs = 0.0;
         foreach (var row in rows)
         {
             if (row.Unit != CauseUnit.Milliseconds)
@@ -33,6 +34,11 @@ internal static class Verdicts
             if (row.Measurement)
             {
                 overheadMs += row.SlowTotal;
+            }
+            else if (row.Kind == CauseKind.LateWake)
+            {
+                // Says whose the time was (the pacing's), not what the requests did: the lead, never the top cause.
+                lateWakeMs += row.SlowTotal;
             }
             else if (row.Kind == CauseKind.EarlierRequests)
             {
@@ -50,14 +56,15 @@ internal static class Verdicts
 
         var overhead = slowTime > 0 ? Math.Round(Math.Min(1, overheadMs / slowTime), 4) : 0;
         var cpuWait = slowTime > 0 ? Math.Round(Math.Min(1, cpuWaitMs / slowTime), 4) : 0;
+        var lateWake = slowTime > 0 ? Math.Round(Math.Min(1, lateWakeMs / slowTime), 4) : 0;
         var behind = queuedBehind is not null && queuedBehind != top ? queuedBehind.SlowShare : 0;
         if (top is null || top.SlowShare == 0)
         {
-            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis, cpuWait, behind);
+            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake);
         }
 
         var queueShare = slowTime > 0 ? Math.Round(Math.Min(top.SlowShare, top.SlowQueueTotal / slowTime), 4) : 0;
-        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis, cpuWait, behind);
+        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake);
     }
 
     public static string Sentence(VerdictSection verdict, string selection, long slowCount, double threshold, double? samplingIntervalMs)
@@ -102,12 +109,21 @@ internal static class Verdicts
     }
 
     /// <summary>
-    /// What must come first: a tail the machine made (the requests' threads waited for a CPU), or one
-    /// the measurement made (over a quarter of the slow set's time was the sampler's or tracing's cost).
+    /// What must come first: a tail the machine made (the requests' threads waited for a CPU), one the
+    /// load generator made (its pacing wait woke after the requests were due), or one the measurement
+    /// made (over a quarter of the slow set's time was the sampler's or tracing's cost).
     /// </summary>
     private static string Lead(VerdictSection verdict)
     {
-        // Only when waiting for a CPU is as large as the top cause: a GC pause that a thread also waited out runnable is still the GC's tail.
+        // Each only when as large as the top cause: a GC pause that a thread also waited out runnable is still the GC's tail.
+        // The thread-time line of those sleeps (off CPU, asleep) holds the late wake itself, so it is no rival to it.
+        var rivalToLateWake = verdict.Kind == CauseKind.OffCpu ? 0 : verdict.SlowShare;
+        if (verdict.LateWakeShare >= 0.25 && verdict.LateWakeShare >= rivalToLateWake && verdict.LateWakeShare > verdict.CpuWaitShare)
+        {
+            return $"The load generator made this tail: the requests came due while their threads were still asleep between requests for {Pct(verdict.LateWakeShare)} of the slow set's time (the wait that paces them woke late; " +
+                "on a virtual machine the host may have taken the CPU). Use a quieter machine or dedicated cores; the store's own share is what is left. ";
+        }
+
         if (verdict.CpuWaitShare >= 0.25 && verdict.CpuWaitShare >= verdict.SlowShare)
         {
             return $"The machine made this tail: the requests' threads were runnable but had no CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time. " +

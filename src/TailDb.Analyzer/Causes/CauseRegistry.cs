@@ -20,6 +20,7 @@ internal static class CauseRegistry
         EarlierRequestsCause.From,
         CpuWaitCause.From,
         OffCpuCause.From,
+        LateWakeCause.From,
         OffCpuInFaultCause.From,
         MajorFaultsCause.From,
     ];

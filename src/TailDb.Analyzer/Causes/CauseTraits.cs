@@ -79,6 +79,13 @@ public enum CauseKind
     /// (as <see cref="OffCpuInFault"/>), and the machine's too, so the verdict counts it as waiting for a CPU.
     /// </summary>
     CpuWaitInFault,
+
+    /// <summary>
+    /// The request came due while its thread was still asleep between requests (the open loop's
+    /// pacing wait woke late), by the scheduler's events: the load generator's or the machine's time,
+    /// in the queue part only (<see cref="LateWakeCause"/>).
+    /// </summary>
+    LateWake,
 }
 
 /// <summary>

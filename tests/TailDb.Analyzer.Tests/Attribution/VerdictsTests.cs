@@ -35,4 +35,36 @@ public sealed class VerdictsTests
         Assert.Equal("samples: app code", Verdicts.Build(rows, LatencyBasis.Response, 100, eventBasedOnly: false).Cause);
         Assert.Equal("JIT compilation", Verdicts.Build(rows, LatencyBasis.Response, 100, eventBasedOnly: true).Cause);
     }
+
+    [Fact]
+    public void A_tail_of_requests_due_while_their_threads_still_slept_leads_with_the_load_generator()
+    {
+        // Row's SlowTotal is share x 100 and slowTime is 100: shares read as given.
+        var verdict = Verdicts.Build(
+            [Row("off CPU, asleep (a wait, lock or timer), woken by an interrupt or the kernel", 0.55, CauseKind.OffCpu),
+             Row("its thread still asleep between requests when the request was due (the pacing wait woke late)", 0.43, CauseKind.LateWake),
+             Row("waiting for a CPU (runnable, not run), held by kdamond.0 (pid 71)", 0.1, CauseKind.CpuWait)],
+            LatencyBasis.Response, slowTime: 100, eventBasedOnly: false);
+
+        Assert.Equal(CauseKind.OffCpu, verdict.Kind);
+        Assert.Equal(0.43, verdict.LateWakeShare, 9);
+        string sentence = Verdicts.Sentence(verdict, "slowest 1%", 400, 0.056, 1.0);
+        Assert.StartsWith("The load generator made this tail: the requests came due while their threads were still asleep between requests for 43%", sentence, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_late_wake_smaller_than_a_GC_or_than_a_quarter_of_the_slow_set_does_not_lead()
+    {
+        var underGc = Verdicts.Build(
+            [Row("gen1 GC pauses", 0.6, CauseKind.GcPause), Row("its thread still asleep between requests when the request was due (the pacing wait woke late)", 0.3, CauseKind.LateWake)],
+            LatencyBasis.Response, slowTime: 100, eventBasedOnly: false);
+        var small = Verdicts.Build(
+            [Row("off CPU, asleep (a wait, lock or timer), woken by an interrupt or the kernel", 0.36, CauseKind.OffCpu),
+             Row("its thread still asleep between requests when the request was due (the pacing wait woke late)", 0.2, CauseKind.LateWake)],
+            LatencyBasis.Response, slowTime: 100, eventBasedOnly: false);
+
+        Assert.Equal("gen1 GC pauses", underGc.Cause);
+        Assert.StartsWith("60% of the slowest 1%'s response time was spent in gen1 GC pauses", Verdicts.Sentence(underGc, "slowest 1%", 400, 0.3, 1.0), StringComparison.Ordinal);
+        Assert.DoesNotContain("load generator", Verdicts.Sentence(small, "slowest 1%", 400, 0.05, 1.0), StringComparison.Ordinal);
+    }
 }
