@@ -5,7 +5,7 @@ namespace TailDb.Analyzer.Attribution;
 
 /// <summary>
 /// The verdict, built from the cause rows (never from report text): the largest cause of the slow
-/// set's time that is not the measurement's own cost, with that cost beside it. When the slow
+/// set's time that is not the measurement's own cost and is over-represented in the tail, with that cost beside it. When the slow
 /// threshold is shorter than the sampling interval a sample inside one request is a statistical
 /// hit, so the verdict then rests on event-based causes alone and says so.
 /// </summary>
@@ -15,6 +15,10 @@ internal static class Verdicts
     {
         ArgumentNullException.ThrowIfNull(rows);
         CauseRow? top = null;
+        // A cause the rest of the requests have more of than the slow set is not what makes the tail
+        // (a load thread's sleep between requests, 0.8x): the largest of the over-represented leads, and
+        // an under-represented one only when no cause is over-represented.
+        CauseRow? largestUnder = null;
         CauseRow? queuedBehind = null;
         var overheadMs = 0.0;
         var cpuWaitMs = 0.0;
@@ -46,13 +50,20 @@ internal static class Verdicts
                 // lock that held that request up overlaps this one's queue too, and is the answer.
                 queuedBehind = row;
             }
-            else if ((!eventBasedOnly || row.EventBased) && row.SlowShare > 0 && (top is null || row.SlowShare > top.SlowShare))
+            else if ((!eventBasedOnly || row.EventBased) && row.SlowShare > 0)
             {
-                top = row;
+                if (row.Lift is { } lift && lift < 1)
+                {
+                    largestUnder = largestUnder is null || row.SlowShare > largestUnder.SlowShare ? row : largestUnder;
+                }
+                else if (top is null || row.SlowShare > top.SlowShare)
+                {
+                    top = row;
+                }
             }
         }
 
-        top ??= queuedBehind;
+        top ??= largestUnder ?? queuedBehind;
 
         var overhead = slowTime > 0 ? Math.Round(Math.Min(1, overheadMs / slowTime), 4) : 0;
         var cpuWait = slowTime > 0 ? Math.Round(Math.Min(1, cpuWaitMs / slowTime), 4) : 0;

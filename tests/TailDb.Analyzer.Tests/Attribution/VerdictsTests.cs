@@ -67,4 +67,16 @@ public sealed class VerdictsTests
         Assert.StartsWith("60% of the slowest 1%'s response time was spent in gen1 GC pauses", Verdicts.Sentence(underGc, "slowest 1%", 400, 0.3, 1.0), StringComparison.Ordinal);
         Assert.DoesNotContain("load generator", Verdicts.Sentence(small, "slowest 1%", 400, 0.05, 1.0), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void A_cause_the_rest_has_more_of_leads_only_when_no_cause_is_over_represented()
+    {
+        CauseRow Lifted(string name, double share, double rest, CauseKind kind) =>
+            new(name, "thread", CauseUnit.Milliseconds, share, rest, share / rest, share * 100, rest * 100, kind, 0, false, true);
+        var sleep = Lifted("off CPU, asleep (a wait, lock or timer), woken by an interrupt or the kernel", 0.36, 0.47, CauseKind.OffCpu);
+        var hog = Lifted("waiting for a CPU (runnable, not run), held by kdamond.0 (pid 71)", 0.15, 0.001, CauseKind.CpuWait);
+
+        Assert.Equal(hog.Cause, Verdicts.Build([sleep, hog], LatencyBasis.Response, 100, eventBasedOnly: false).Cause);
+        Assert.Equal(sleep.Cause, Verdicts.Build([sleep], LatencyBasis.Response, 100, eventBasedOnly: false).Cause);
+    }
 }
