@@ -12,6 +12,7 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
 
     private (double Start, double Stop)[]? _gcPauses;
     private (double Start, double Stop)[]? _stopped;
+    private Dictionary<int, List<(double Start, double Stop)>>? _services;
     private (int Thread, (ThreadStateSpan Span, bool InFault)[] Spans)[]? _offCpu;
 
     public ComputerSet Set { get; } = set ?? throw new ArgumentNullException(nameof(set));
@@ -93,6 +94,34 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
 
             lastStop = span.StopMSec;
         }
+    }
+
+    /// <summary>
+    /// Each paired request's service (Start to Stop) on its thread, when requests carry their arrival:
+    /// what queues a request behind an earlier one, and what a thread was not doing between requests.
+    /// Shared: callers copy before sorting.
+    /// </summary>
+    public Dictionary<int, List<(double Start, double Stop)>> ServicesByThread => _services ??= Services();
+
+    private Dictionary<int, List<(double Start, double Stop)>> Services()
+    {
+        var byThread = new Dictionary<int, List<(double Start, double Stop)>>();
+        if (!Set.Requests.WithArrival)
+        {
+            return byThread;
+        }
+
+        var requests = Set.Requests.Requests;
+        for (var i = 0; i < requests.Count; i++)
+        {
+            ref var request = ref requests[i];
+            if (request.IsPaired)
+            {
+                Windows.Group(byThread, request.ThreadId).Add((request.StartMSec, request.StopMSec));
+            }
+        }
+
+        return byThread;
     }
 
     /// <summary>Every GC pause, sorted.</summary>

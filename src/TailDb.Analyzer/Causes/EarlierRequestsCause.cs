@@ -1,5 +1,3 @@
-using TailDb.Analyzer.Intervals;
-
 namespace TailDb.Analyzer.Causes;
 
 /// <summary>
@@ -17,22 +15,7 @@ internal sealed class EarlierRequestsCause(Dictionary<int, List<(double Start, d
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);
-        if (!inputs.Set.Requests.WithArrival)
-        {
-            return [];
-        }
-
-        var requests = inputs.Set.Requests.Requests;
-        var byThread = new Dictionary<int, List<(double Start, double Stop)>>();
-        for (var i = 0; i < requests.Count; i++)
-        {
-            ref var request = ref requests[i];
-            if (request.IsPaired)
-            {
-                Windows.Group(byThread, request.ThreadId).Add((request.StartMSec, request.StopMSec));
-            }
-        }
-
+        var byThread = inputs.ServicesByThread;
         return byThread.Count == 0 ? [] : [new EarlierRequestsCause(byThread)];
     }
 }

@@ -22,20 +22,10 @@ internal sealed class LateWakeCause(Dictionary<int, List<(double Start, double S
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
         ArgumentNullException.ThrowIfNull(inputs);
-        if (inputs.Scheduler is null || !inputs.Set.Requests.WithArrival)
+        var servicesByThread = inputs.ServicesByThread;
+        if (inputs.Scheduler is null || servicesByThread.Count == 0)
         {
             return [];
-        }
-
-        var requests = inputs.Set.Requests.Requests;
-        var servicesByThread = new Dictionary<int, List<(double Start, double Stop)>>();
-        for (var i = 0; i < requests.Count; i++)
-        {
-            ref var request = ref requests[i];
-            if (request.IsPaired)
-            {
-                Windows.Group(servicesByThread, request.ThreadId).Add((request.StartMSec, request.StopMSec));
-            }
         }
 
         var stopped = inputs.StoppedWindows;
@@ -49,7 +39,7 @@ internal sealed class LateWakeCause(Dictionary<int, List<(double Start, double S
                 continue;
             }
 
-            var served = Windows.Merge(services);
+            var served = Windows.Merge([.. services]);
             foreach (var (span, inFault) in spans)
             {
                 if (span.State != RunState.Sleeping || inFault)
