@@ -5,9 +5,10 @@ namespace TailDb.Analyzer.Attribution;
 
 /// <summary>
 /// The verdict, built from the cause rows (never from report text): the largest cause of the slow
-/// set's time that is not the measurement's own cost and is over-represented in the tail, with that cost beside it. When the slow
-/// threshold is shorter than the sampling interval a sample inside one request is a statistical
-/// hit, so the verdict then rests on event-based causes alone and says so.
+/// set's time that is not the measurement's own cost and is over-represented in the tail, with
+/// that cost beside it. When the slow threshold is shorter than the sampling interval a sample
+/// inside one request is a statistical hit, so the verdict then rests on event-based causes alone
+/// and says so.
 /// </summary>
 internal static class Verdicts
 {
@@ -132,7 +133,7 @@ internal static class Verdicts
         if (verdict.LateWakeShare >= 0.25 && verdict.LateWakeShare >= rivalToLateWake && verdict.LateWakeShare > verdict.CpuWaitShare)
         {
             return $"The load generator made this tail: the requests came due while their threads were still asleep between requests for {Pct(verdict.LateWakeShare)} of the slow set's time (the wait that paces them woke late; " +
-                "on a virtual machine the host may have taken the CPU). Use a quieter machine or dedicated cores; the store's own share is what is left. ";
+                "on a virtual machine the host may have taken the CPU). Use a quieter machine or dedicated cores; the causes below are what the requests themselves met. ";
         }
 
         if (verdict.CpuWaitShare >= 0.25 && verdict.CpuWaitShare >= verdict.SlowShare)
