@@ -4,9 +4,9 @@ namespace TailDb.Tracing.Recording;
 /// Copies a session's stream into its sink on a thread of its own. The recorder's host shares the
 /// machine with the process it traces, so it must take as few of its CPU slices as it can: an async
 /// copy hops through the socket engine's thread and a pool worker for every chunk the runtime writes,
-/// where a blocking read wakes one thread once. It never naps to gather more per read: the runtime's
-/// streaming thread blocks when the socket is full, and the traced process's event writers then wait
-/// for it (found: a 10 ms nap made requests of a forced-GC test app queue 20-80% longer).
+/// where a blocking read wakes one thread once. It never naps to gather more per read: while the
+/// socket is full the runtime's streaming thread waits on it, and the session's buffers behind it
+/// fill toward dropped events.
 /// </summary>
 internal static class StreamPump
 {
