@@ -191,7 +191,10 @@ internal static class SlowestAnalysis
     private static (SampleComputer? Samples, string Status) FromPerf(PerfSource perf)
     {
         var status = $"{Counted.Of(perf.Samples.Samples.Count, "on-CPU sample")} by perf at {perf.Header.RateHz} Hz per CPU (in the kernel: the runtime never stopped for them) " +
-            $"and {Counted.Of(perf.Scheduler.Switches, "context switch", "context switches")}, {Counted.Of(perf.Scheduler.Wakeups, "wake-up")} from {Path.GetFileName(perf.Path)}";
+            $"and {Counted.Of(perf.Scheduler.Switches, "context switch", "context switches")}, {Counted.Of(perf.Scheduler.Wakeups, "wake-up")} from {Path.GetFileName(perf.Path)}" +
+            (perf.Scheduler.UnrecordedSwitchIns > 0
+                ? $"; {Counted.Of(perf.Scheduler.UnrecordedSwitchIns, "switch", "switches")} to a thread seen running were not recorded (perf misses switches from the idle task on some kernels; from the CPU's last event that named another thread to the first that named it, where it was is charged to no cause)"
+                : "");
         return (perf.Samples.Samples.Count > 0 ? new SampleComputer(perf.Samples) : null, status);
     }
 

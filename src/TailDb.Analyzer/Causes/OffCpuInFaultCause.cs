@@ -30,7 +30,7 @@ internal sealed class OffCpuInFaultCause(bool preempted, Dictionary<int, List<(d
         {
             foreach (var (span, inFault) in spans)
             {
-                if (inFault)
+                if (inFault && span.State != RunState.Unrecorded)
                 {
                     Intervals.Windows.Group(span.State == RunState.Runnable ? preempted : asleep, thread).Add((span.StartMSec, span.StopMSec));
                 }

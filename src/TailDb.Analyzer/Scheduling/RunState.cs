@@ -14,6 +14,13 @@ public enum RunState : byte
 
     /// <summary>Uninterruptible: the kernel holds it, mostly disk I/O or a page being read in.</summary>
     DiskWait,
+
+    /// <summary>
+    /// Not known: the stretch between the last event on its CPU that named another thread and the
+    /// first event that named this one running, whose switch in was never recorded
+    /// (<see cref="SchedulerModelBuilder.Current"/>). No cause is charged with it.
+    /// </summary>
+    Unrecorded,
 }
 
 /// <summary>

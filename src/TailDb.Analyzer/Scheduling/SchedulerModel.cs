@@ -29,6 +29,9 @@ public sealed class SchedulerModel
 
     public long Wakeups { get; }
 
+    /// <summary>Threads seen running on a CPU whose switch to them was not recorded (<see cref="SchedulerModelBuilder.Current"/>).</summary>
+    public long UnrecordedSwitchIns { get; init; }
+
     /// <summary>Major page faults of the traced process's threads, by thread, in time order.</summary>
     public IReadOnlyDictionary<int, List<double>> MajorFaults { get; }
 

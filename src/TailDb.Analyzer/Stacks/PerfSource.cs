@@ -88,6 +88,12 @@ internal sealed class PerfSource
             last = Math.Max(last, time);
             firstByCpu.TryAdd(linuxEvent.CpuNumber, time);
             scheduler.Saw(linuxEvent.ProcessID, linuxEvent.ThreadID, linuxEvent.Command);
+            if (linuxEvent is not SchedulerEvent { Switch: not null })
+            {
+                // Whatever the event, its thread was on that CPU then (a switch says so itself).
+                scheduler.Current(time, linuxEvent.CpuNumber, linuxEvent.ThreadID);
+            }
+
             switch (linuxEvent)
             {
                 case SchedulerEvent { Switch: { } change }:

@@ -73,6 +73,65 @@ public sealed class SchedulerModelBuilderTests
         Assert.Equal([(10.0, 12.0, Hog), (12.0, 13.0, 0)], runnable.Select(s => (s.StartMSec, s.StopMSec, s.Holder)));
     }
 
+    [Fact]
+    public void A_thread_seen_running_after_an_unrecorded_switch_in_is_asleep_only_until_its_cpu_last_named_another_thread()
+    {
+        // As perf recorded it on this machine: the load thread sleeps to the idle task, the switch
+        // back and the wake-up are missing, and the thread is next seen in its own samples, then
+        // switching out 40 ms later. Taken as recorded, those 40 ms of faulting read as sleep.
+        var builder = Machine();
+        builder.Switch(0, 0, 0, 'S', Load, "load-0");
+        builder.Switch(1, 0, Load, 'S', 0, "swapper/0");
+        builder.Current(4, 0, 0);
+        builder.Current(5, 0, Load);
+        builder.Current(6, 0, Load);
+        builder.Switch(45, 0, Load, 'S', 0, "swapper/0");
+
+        var model = builder.Build(50);
+
+        Assert.Equal(
+            [(0.0, 1.0, RunState.Running), (1.0, 4.0, RunState.Sleeping), (4.0, 5.0, RunState.Unrecorded), (5.0, 45.0, RunState.Running), (45.0, 50.0, RunState.Sleeping)],
+            model.SpansOf(Load).ToArray().Select(s => (s.StartMSec, s.StopMSec, s.State)));
+        Assert.Equal(1, model.UnrecordedSwitchIns);
+    }
+
+    [Fact]
+    public void A_thread_woken_but_never_seen_switched_in_waits_for_a_cpu_only_until_the_cpu_last_ran_another()
+    {
+        var builder = Machine();
+        builder.Switch(0, 0, 0, 'S', Load, "load-0");
+        builder.Switch(1, 0, Load, 'S', Hog, "taildb-cpu-hog");
+        builder.Wakeup(3, Load, wakerThread: 0, targetCpu: 0);
+        builder.Current(8, 0, Hog);
+        builder.Current(9, 0, Load);
+        builder.Switch(12, 0, Load, 'S', Hog, "taildb-cpu-hog");
+
+        var spans = builder.Build(20).SpansOf(Load).ToArray();
+
+        var runnable = Assert.Single(spans, s => s.State == RunState.Runnable);
+        Assert.Equal((3.0, 8.0, Hog), (runnable.StartMSec, runnable.StopMSec, runnable.Holder));
+        Assert.Contains(spans, s => s is { State: RunState.Running, StartMSec: 9, StopMSec: 12 });
+    }
+
+    [Fact]
+    public void Events_that_agree_with_the_recorded_switches_change_nothing()
+    {
+        var builder = Machine();
+        builder.Switch(0, 0, 0, 'S', Load, "load-0");
+        builder.Current(2, 0, Load);
+        builder.Switch(3, 0, Load, 'S', 0, "swapper/0");
+        builder.Current(5, 0, 0);
+        builder.Wakeup(6, Load, wakerThread: 0, targetCpu: 0);
+        builder.Switch(7, 0, 0, 'R', Load, "load-0");
+
+        var model = builder.Build(10);
+
+        Assert.Equal(
+            [(0.0, 3.0, RunState.Running), (3.0, 6.0, RunState.Sleeping), (6.0, 7.0, RunState.Runnable), (7.0, 10.0, RunState.Running)],
+            model.SpansOf(Load).ToArray().Select(s => (s.StartMSec, s.StopMSec, s.State)));
+        Assert.Equal(0, model.UnrecordedSwitchIns);
+    }
+
     private static SchedulerModelBuilder Machine()
     {
         var builder = new SchedulerModelBuilder(Pid);

@@ -68,7 +68,7 @@ public sealed class WatchPerfTests
         var stop = view.Requests.Single(r => r.Name.EndsWith("Stop", StringComparison.Ordinal) && r.Payload.Contains($"valueBytes={sleeperBytes}", StringComparison.Ordinal));
         var asleep = perf.Scheduler.Threads.Max(t =>
         {
-            Span<double> byState = stackalloc double[4];
+            Span<double> byState = stackalloc double[Enum.GetValues<RunState>().Length];
             perf.Scheduler.Overlap(t, start.MSec, stop.MSec, byState);
             return byState[(int)RunState.Sleeping];
         });
