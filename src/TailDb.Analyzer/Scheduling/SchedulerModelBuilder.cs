@@ -40,7 +40,15 @@ public sealed class SchedulerModelBuilder
     private long _wakeups;
     private long _unrecordedSwitchIns;
 
-    public SchedulerModelBuilder(int processId) => _processId = processId;
+    // The CPU sampler's interval (NaN: no sampler): a thread that runs is sampled at least this often.
+    private readonly double _sampleIntervalMSec;
+
+    /// <param name="sampleIntervalMSec">The interval of the CPU samples fed with the switches, if any: it bounds an unrecorded switch in (<see cref="Current"/>).</param>
+    public SchedulerModelBuilder(int processId, double sampleIntervalMSec = double.NaN)
+    {
+        _processId = processId;
+        _sampleIntervalMSec = sampleIntervalMSec;
+    }
 
     /// <summary>Any event names its thread and process: the only place a thread's process is learnt.</summary>
     public void Saw(int processId, int threadId, string command)
@@ -96,9 +104,11 @@ public sealed class SchedulerModelBuilder
     /// what any event says of the thread it names (a sample's, a wake-up's waker, a switch's
     /// outgoing thread). When the CPU's recorded occupant is another thread, the switch that put
     /// this one on was not recorded: it happened after the CPU's last event that named another
-    /// thread. The occupant's run ends there; a traced thread's state as recorded (asleep,
-    /// runnable) holds until then, is <see cref="RunState.Unrecorded"/> from there to now (one
-    /// sampling interval at most while the CPU is sampled), and Running from now.
+    /// thread, and within one sampling interval of now (a running thread is sampled every
+    /// interval, and none of its samples came sooner; an idle CPU is not sampled, so its last
+    /// event can be the switch to idle a long sleep ago). The occupant's run ends there; a traced
+    /// thread's state as recorded (asleep, runnable) holds until then, is
+    /// <see cref="RunState.Unrecorded"/> from there to now, and Running from now.
     /// </summary>
     public void Current(double timeMSec, int cpu, int thread)
     {
@@ -110,7 +120,13 @@ public sealed class SchedulerModelBuilder
         }
 
         _unrecordedSwitchIns++;
-        var from = Math.Min(timeMSec, Math.Max(on.Since, last.Thread == thread ? on.Since : last.Time));
+        var from = Math.Max(on.Since, last.Thread == thread ? on.Since : last.Time);
+        if (double.IsFinite(_sampleIntervalMSec))
+        {
+            from = Math.Max(from, timeMSec - _sampleIntervalMSec);
+        }
+
+        from = Math.Min(timeMSec, from);
         if (on.Thread > 0)
         {
             Ran(cpu, on.Since, from, on.Thread);

@@ -66,7 +66,7 @@ internal sealed class PerfSource
     internal static PerfSource Read(string path, PerfFileHeader header, double originMSec, CancellationToken cancellationToken = default)
     {
         var pid = header.ProcessId;
-        var scheduler = new SchedulerModelBuilder(pid);
+        var scheduler = new SchedulerModelBuilder(pid, header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN);
         var samples = new List<StackSample>();
         var stacks = new List<IReadOnlyList<string>>();
         var stackIds = new Dictionary<string, int>(StringComparer.Ordinal);

@@ -114,6 +114,24 @@ public sealed class SchedulerModelBuilderTests
     }
 
     [Fact]
+    public void A_long_sleep_on_an_idle_cpu_whose_end_was_not_recorded_stays_a_sleep_until_one_sampling_interval_before_the_thread_is_seen()
+    {
+        // An idle CPU is not sampled: its last event is the switch to idle 15 ms before. A thread
+        // that runs is sampled every interval (1 ms here), so it was switched in within 1 ms of its first event.
+        var builder = new SchedulerModelBuilder(Pid, sampleIntervalMSec: 1);
+        builder.Saw(Pid, Load, "load-0");
+        builder.Switch(0, 0, 0, 'S', Load, "load-0");
+        builder.Switch(1, 0, Load, 'S', 0, "swapper/0");
+        builder.Switch(16.3, 0, Load, 'S', 0, "swapper/0");
+
+        var spans = builder.Build(20).SpansOf(Load).ToArray();
+
+        Assert.Equal(
+            [(1.0, 15.3, RunState.Sleeping), (15.3, 16.3, RunState.Unrecorded), (16.3, 20.0, RunState.Sleeping)],
+            spans.Skip(1).Select(s => (Math.Round(s.StartMSec, 6), Math.Round(s.StopMSec, 6), s.State)));
+    }
+
+    [Fact]
     public void Events_that_agree_with_the_recorded_switches_change_nothing()
     {
         var builder = Machine();
