@@ -24,7 +24,7 @@ internal sealed record PopulationSection(
 /// <param name="Unit">Milliseconds ("ms" in JSON): shares are fractions of request time; Events ("events"): values are events per request.</param>
 /// <param name="Lift">SlowShare / RestShare; null when the rest has none (only in the tail).</param>
 /// <param name="SlowQueueTotal">Of SlowTotal, the part that fell in the slow requests' queue (arrival → start).</param>
-/// <param name="Measurement">The measurement's own cost (sampler suspensions, tracing code), never the verdict.</param>
+/// <param name="Measurement">The measurement's own cost (sampler suspensions, tracing code, the recording's threads on a CPU), never the verdict.</param>
 /// <param name="EventBased">Seen by events with exact times, not inferred from CPU samples (not in the JSON: the kind says it).</param>
 internal sealed record CauseRow(
     string Cause, string Scope, [property: JsonConverter(typeof(CauseUnitJsonConverter))] CauseUnit Unit, double SlowShare, double RestShare, double? Lift, double SlowTotal, double RestTotal,

@@ -31,7 +31,7 @@ internal static class Verdicts
                 continue;
             }
 
-            if (row.Kind is CauseKind.CpuWait or CauseKind.CpuWaitInFault)
+            if (row.Kind is (CauseKind.CpuWait or CauseKind.CpuWaitInFault) && !row.Measurement)
             {
                 cpuWaitMs += row.SlowTotal;
             }
@@ -144,8 +144,8 @@ internal static class Verdicts
 
         if (verdict.MeasurementOverheadShare >= 0.25)
         {
-            return $"The measurement made much of this tail: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time was the sampler's or tracing's own cost. " +
-                "Record again with --sampler perf (samples in the kernel) or --sampler off. ";
+            return $"The measurement made much of this tail: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time was the recording's own cost (the sampler, tracing code, the recording's threads on a CPU). " +
+                "Record again with the other sampler (--sampler perf samples in the kernel) or --sampler off. ";
         }
 
         return "";

@@ -8,11 +8,18 @@ namespace TailDb.Analyzer.Causes;
 /// One cause per holder (the thread on the CPU the request's thread was queued on, grouped as the
 /// process it belongs to, or by thread within the traced process), so the verdict can say "waited
 /// for a CPU held by stress-ng-cpu (pid 4242)"; the report names the few that matter to the tail.
+/// A wait behind the recording's own threads (<see cref="InstrumentThreads"/>) is one cause of its
+/// own, counted as the measurement's cost.
 /// </summary>
-internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double Start, double Stop)>> windowsByThread)
+internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double Start, double Stop)>> windowsByThread, bool measurement = false)
     : ThreadWindowsCause($"waiting for a CPU (runnable, not run), held by {holder}", windowsByThread)
 {
+    /// <summary>The one holder name of every thread of the recording itself.</summary>
+    public const string Recording = "the recording itself (perf, the EventPipe threads)";
+
     public override CauseKind Kind => CauseKind.CpuWait;
+
+    public override bool IsMeasurement => measurement;
 
     public static IEnumerable<ICause> From(CauseInputs inputs)
     {
@@ -35,7 +42,9 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
                     continue;
                 }
 
-                var holder = scheduler.DescribeHolder(span.Holder);
+                var holder = span.Holder > 0 && InstrumentThreads.Is(scheduler.Identify(span.Holder), scheduler.ProcessId)
+                    ? Recording
+                    : scheduler.DescribeHolder(span.Holder);
                 if (!groups.TryGetValue(holder, out var group))
                 {
                     group = [];
@@ -67,7 +76,7 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
         var causes = new List<ICause>(groups.Count);
         foreach (var (holder, group) in groups.OrderBy(g => g.Key, StringComparer.Ordinal))
         {
-            causes.Add(new CpuWaitCause(holder, group));
+            causes.Add(new CpuWaitCause(holder, group, measurement: holder == Recording));
         }
 
         return causes;

@@ -21,7 +21,7 @@ internal interface ICause
     /// <summary>Seen by events with exact times, not inferred from CPU samples.</summary>
     bool IsEventBased { get; }
 
-    /// <summary>The measurement's own cost (sampler suspensions, tracing code): reported apart, never the verdict.</summary>
+    /// <summary>The measurement's own cost (sampler suspensions, tracing code, the recording's threads on a CPU): reported apart, never the verdict.</summary>
     bool IsMeasurement { get; }
 
     /// <summary>A GC pause: what the notes about GCs outside requests and the profile's GC rows look for.</summary>

@@ -85,7 +85,7 @@ Drag across either plot to zoom both into a time range, wheel to zoom, shift+dra
         o.WriteLine("<h2>2. Causes</h2>");
         o.WriteLine($"<p class=\"help\">Each cause's share of the slow set's time (events per request for event causes) and its lift (slow share &divide; the rest's) in each trace. "
             + $"Change: {b} &minus; {a} in percentage points; lift ratio: {b}'s lift &divide; {a}'s. &lsquo;-&rsquo;: that trace's requests never overlapped the cause. "
-            + "*: the measurement's own cost (sampler suspensions, tracing code), never a verdict.</p>");
+            + "*: the measurement's own cost (sampler suspensions, tracing code, the recording's threads on a CPU), never a verdict.</p>");
         var la = report.A.Label;
         var lb = report.B.Label;
         Table(o, ["cause", "scope", $"{la} slow", $"{lb} slow", "change", $"{la} lift", $"{lb} lift", "lift ratio"],

@@ -37,7 +37,7 @@ internal sealed class ComparisonTextWriter : IReportWriter<ComparisonReport>
         o.WriteLine();
         o.WriteLine("2. CAUSES: each cause's share of the slow set's time, and its lift (slow share / the rest's), in each trace");
         o.WriteLine("  change: slow share in percentage points; lift ratio: the lift's B / A. '-': the trace's requests never overlapped the cause");
-        o.WriteLine("  *: the measurement's own cost (sampler suspensions, tracing code), never a verdict");
+        o.WriteLine("  *: the measurement's own cost (sampler suspensions, tracing code, the recording's threads on a CPU), never a verdict");
         if (report.Causes.Count == 0)
         {
             o.WriteLine("  (no cause overlaps any request in either trace)");

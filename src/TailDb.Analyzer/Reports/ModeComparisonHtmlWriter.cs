@@ -103,7 +103,7 @@ Drag across any plot to zoom all of them into a time range, wheel to zoom, shift
     {
         o.WriteLine("<h2>2. Causes</h2>");
         o.WriteLine("<p class=\"help\">Each cause's share of the slow set's time (events per request for event causes) in each mode, and its lift there (slow share &divide; the rest's). "
-            + "&lsquo;-&rsquo;: that mode's requests never overlapped the cause. *: the measurement's own cost (sampler suspensions, tracing code), never a verdict.</p>");
+            + "&lsquo;-&rsquo;: that mode's requests never overlapped the cause. *: the measurement's own cost (sampler suspensions, tracing code, the recording's threads on a CPU), never a verdict.</p>");
         string[] headers = ["cause", "scope", .. report.Modes.Select(m => m.Label)];
         Table(o, headers, report.Causes.Select(c => new[]
         {

@@ -41,7 +41,7 @@ internal sealed class TextReportWriter : IReportWriter<SlowestReport>, IReportWr
         o.WriteLine("  causes overlap one another, so a column can add up to more than 100%");
         if (report.VerdictDetail is { } verdict)
         {
-            o.WriteLine($"  measurement overhead: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time (sampler suspensions, tracing code; never the verdict)");
+            o.WriteLine($"  measurement overhead: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time (sampler suspensions, tracing code, the recording's threads on a CPU; never the verdict)");
         }
 
         if (report.Causes.Count == 0)

@@ -29,6 +29,20 @@ public sealed class VerdictsTests
     }
 
     [Fact]
+    public void A_wait_for_a_cpu_the_recording_held_is_overhead_and_does_not_make_the_machine_the_lead()
+    {
+        var verdict = Verdicts.Build(
+            [Row("waiting for a CPU (runnable, not run), held by " + CpuWaitCause.Recording, 0.5, CauseKind.CpuWait, measurement: true),
+             Row("waiting for a CPU (runnable, not run), held by stress-ng-cpu (pid 4242)", 0.1, CauseKind.CpuWait),
+             Row("gen1 GC pauses", 0.3, CauseKind.GcPause)],
+            LatencyBasis.Response, slowTime: 100, eventBasedOnly: false);
+
+        Assert.Equal(0.5, verdict.MeasurementOverheadShare, 9);
+        Assert.Equal(0.1, verdict.CpuWaitShare, 9);
+        Assert.Equal("gen1 GC pauses", verdict.Cause);
+    }
+
+    [Fact]
     public void Event_based_only_sets_sample_causes_aside()
     {
         CauseRow[] rows = [Row("samples: app code", 0.5, CauseKind.Samples, eventBased: false), Row("JIT compilation", 0.1, CauseKind.Jit)];
