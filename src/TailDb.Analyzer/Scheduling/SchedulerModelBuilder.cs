@@ -28,14 +28,13 @@ public sealed class SchedulerModelBuilder
     private readonly Dictionary<int, (double Since, RunState State, int Cpu)> _open = [];
     private readonly Dictionary<int, ThreadIdentity> _threads = [];
 
-    // Per CPU: who is on it since when, and the machine-wide run history (for naming who a runnable thread waited behind).
-    private readonly Dictionary<int, (int Thread, double Since)> _onCpu = [];
+    // Per CPU: who is on it since when and when an event last named it, and the machine-wide run
+    // history (for naming who a runnable thread waited behind).
+    private readonly Dictionary<int, (int Thread, double Since, double Seen)> _onCpu = [];
     private readonly List<(double Start, double Stop, int Thread)> _runs = [];
     private readonly Dictionary<int, List<(double Start, double Stop, int Thread)>> _runsByCpu = [];
     private readonly Dictionary<int, List<double>> _majorFaults = [];
 
-    // Per CPU: the time of its last event and the thread current then.
-    private readonly Dictionary<int, (double Time, int Thread)> _lastOnCpu = [];
     private long _switches;
     private long _wakeups;
     private long _unrecordedSwitchIns;
@@ -67,13 +66,12 @@ public sealed class SchedulerModelBuilder
 
         // The thread leaving was current: if its switch in was not recorded, that is put right first.
         Current(timeMSec, cpu, previousThread);
-        _lastOnCpu[cpu] = (timeMSec, nextThread);
         if (_onCpu.TryGetValue(cpu, out var on) && on.Thread > 0)
         {
             Ran(cpu, on.Since, timeMSec, on.Thread);
         }
 
-        _onCpu[cpu] = (nextThread, timeMSec);
+        _onCpu[cpu] = (nextThread, timeMSec, timeMSec);
         if (nextThread > 0 && !_threads.ContainsKey(nextThread))
         {
             // Its process is learnt from its own events; keep the name meanwhile.
@@ -112,15 +110,19 @@ public sealed class SchedulerModelBuilder
     /// </summary>
     public void Current(double timeMSec, int cpu, int thread)
     {
-        var last = _lastOnCpu.TryGetValue(cpu, out var seen) ? seen : (Time: timeMSec, Thread: thread);
-        _lastOnCpu[cpu] = (timeMSec, thread);
-        if (!_onCpu.TryGetValue(cpu, out var on) || on.Thread == thread)
+        if (!_onCpu.TryGetValue(cpu, out var on))
         {
             return;
         }
 
+        if (on.Thread == thread)
+        {
+            _onCpu[cpu] = on with { Seen = timeMSec };
+            return;
+        }
+
         _unrecordedSwitchIns++;
-        var from = Math.Max(on.Since, last.Thread == thread ? on.Since : last.Time);
+        var from = on.Seen;
         if (double.IsFinite(_sampleIntervalMSec))
         {
             from = Math.Max(from, timeMSec - _sampleIntervalMSec);
@@ -132,7 +134,7 @@ public sealed class SchedulerModelBuilder
             Ran(cpu, on.Since, from, on.Thread);
         }
 
-        _onCpu[cpu] = (thread, timeMSec);
+        _onCpu[cpu] = (thread, timeMSec, timeMSec);
         if (!Traced(thread))
         {
             return;
