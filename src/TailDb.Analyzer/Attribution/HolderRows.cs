@@ -19,7 +19,7 @@ internal static class HolderRows
         ArgumentNullException.ThrowIfNull(rows);
         foreach (var kind in (ReadOnlySpan<CauseKind>)[CauseKind.CpuWait, CauseKind.OffCpu])
         {
-            var ofKind = rows.Where(r => r.Kind == kind && r.Unit == CauseUnit.Milliseconds && !r.Measurement)
+            var ofKind = rows.Where(r => r.Kind == kind && r.Unit == CauseUnit.Milliseconds)
                 .OrderByDescending(r => r.SlowTotal).ThenByDescending(r => r.RestTotal).ThenBy(r => r.Cause, StringComparer.Ordinal)
                 .ToList();
             if (ofKind.Count <= Named)

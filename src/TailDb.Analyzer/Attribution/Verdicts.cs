@@ -31,7 +31,7 @@ internal static class Verdicts
                 continue;
             }
 
-            if (row.Kind is (CauseKind.CpuWait or CauseKind.CpuWaitInFault) && !row.Measurement)
+            if (row.Kind is CauseKind.CpuWait or CauseKind.CpuWaitInFault)
             {
                 cpuWaitMs += row.SlowTotal;
             }

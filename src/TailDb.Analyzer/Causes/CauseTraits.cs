@@ -86,6 +86,12 @@ public enum CauseKind
     /// in the queue part only (<see cref="LateWakeCause"/>).
     /// </summary>
     LateWake,
+
+    /// <summary>
+    /// The request's thread waited for a CPU the recording's own threads held (perf, the EventPipe
+    /// threads; <see cref="Scheduling.InstrumentThreads"/>): the measurement's cost, not the machine's.
+    /// </summary>
+    RecordingCpuWait,
 }
 
 /// <summary>

@@ -17,7 +17,7 @@ internal sealed class CpuWaitCause(string holder, Dictionary<int, List<(double S
     /// <summary>The one holder name of every thread of the recording itself.</summary>
     public const string Recording = "the recording itself (perf, the EventPipe threads)";
 
-    public override CauseKind Kind => CauseKind.CpuWait;
+    public override CauseKind Kind => measurement ? CauseKind.RecordingCpuWait : CauseKind.CpuWait;
 
     public override bool IsMeasurement => measurement;
 

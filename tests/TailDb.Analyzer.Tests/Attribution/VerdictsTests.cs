@@ -32,7 +32,7 @@ public sealed class VerdictsTests
     public void A_wait_for_a_cpu_the_recording_held_is_overhead_and_does_not_make_the_machine_the_lead()
     {
         var verdict = Verdicts.Build(
-            [Row("waiting for a CPU (runnable, not run), held by " + CpuWaitCause.Recording, 0.5, CauseKind.CpuWait, measurement: true),
+            [Row("waiting for a CPU (runnable, not run), held by " + CpuWaitCause.Recording, 0.5, CauseKind.RecordingCpuWait, measurement: true),
              Row("waiting for a CPU (runnable, not run), held by stress-ng-cpu (pid 4242)", 0.1, CauseKind.CpuWait),
              Row("gen1 GC pauses", 0.3, CauseKind.GcPause)],
             LatencyBasis.Response, slowTime: 100, eventBasedOnly: false);
