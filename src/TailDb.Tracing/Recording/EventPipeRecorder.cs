@@ -8,6 +8,9 @@ namespace TailDb.Tracing.Recording;
 /// </summary>
 public sealed class EventPipeRecorder : IAsyncDisposable
 {
+    /// <summary>The name of the thread that reads the session (what perf and the analyzer see of the recorder).</summary>
+    public const string ReaderThreadName = "EventPipe reader";
+
     private readonly EventPipeSession _session;
     private readonly Stream _sink;
     private readonly Task _copy;
@@ -17,7 +20,7 @@ public sealed class EventPipeRecorder : IAsyncDisposable
     {
         _session = session;
         _sink = sink;
-        _copy = StreamPump.Start(session.EventStream, sink, "EventPipe reader");
+        _copy = StreamPump.Start(session.EventStream, sink, ReaderThreadName);
     }
 
     /// <summary>The file written; empty when the stream goes to a caller's sink (an in-memory ring).</summary>
