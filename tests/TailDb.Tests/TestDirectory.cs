@@ -15,8 +15,11 @@ public sealed class TestDirectory : IDisposable
 
     public string[] SegmentFiles() => [.. Directory.GetFiles(Path, "*.seg").Order(StringComparer.Ordinal)];
 
-    /// <summary>Segment files holding more than a header: while a store is open, not the spare it made ahead of its next rotation.</summary>
-    public string[] SegmentFilesWithRecords() => [.. SegmentFiles().Where(f => new FileInfo(f).Length > TailDb.Storage.RecordFormat.FileHeaderSize)];
+    /// <summary>Segment files holding more than a header (and zeros): while a store is open, not the spare it made ahead of its next rotation.</summary>
+    public string[] SegmentFilesWithRecords() => [.. SegmentFiles().Where(f => WrittenBytes(f) > TailDb.Storage.RecordFormat.FileHeaderSize)];
+
+    /// <summary>A file's length less the zeros that end it: what a prefilled segment holds.</summary>
+    public static long WrittenBytes(string file) => File.ReadAllBytes(file).AsSpan().LastIndexOfAnyExcept((byte)0) + 1;
 
     public void Dispose()
     {

@@ -119,7 +119,7 @@ internal sealed class Recovery
     /// </summary>
     private void OpenLog(List<(int Id, int Generation)> live, List<Segment> opened)
     {
-        int newest = live.FindLastIndex(f => FileLength(f) > RecordFormat.FileHeaderSize);
+        int newest = live.FindLastIndex(HoldsRecords);
 
         // A rotation fsyncs the segment it sealed after releasing the writer lock, so a power loss
         // can leave the segment before the newest without its seal; nothing written after it was
@@ -174,6 +174,23 @@ internal sealed class Recovery
     }
 
     private long FileLength((int Id, int Generation) file) => new FileInfo(Path.Combine(_directory, Segment.FileName(file.Id, file.Generation))).Length;
+
+    /// <summary>
+    /// Whether anything was written after the file's header: a spare the writer prefilled with
+    /// zeros (<see cref="SegmentWriter"/>) and a crash left unused is as empty as a header-only one.
+    /// </summary>
+    private bool HoldsRecords((int Id, int Generation) file)
+    {
+        string path = Path.Combine(_directory, Segment.FileName(file.Id, file.Generation));
+        long length = new FileInfo(path).Length;
+        if (length <= RecordFormat.FileHeaderSize)
+        {
+            return false;
+        }
+
+        using IStorageFile opened = _device.Open(path, FileMode.Open, writable: false);
+        return !new SegmentScanner(opened, opened.Length, _options.MaxValueBytes).IsUnwrittenFrom(RecordFormat.FileHeaderSize);
+    }
 
     /// <summary>The newest segment, written after a segment whose seal a power loss took: cut whole (none of its records was acknowledged as durable).</summary>
     private void DropWrittenAfterALostSeal(int id, int generation)
@@ -354,7 +371,15 @@ internal sealed class Recovery
         while (true)
         {
             ScanOutcome outcome = scanner.Next(offset, out ScannedRecord record);
-            sealedAtEnd = outcome == ScanOutcome.Seal || (sealedAtEnd && outcome == ScanOutcome.End);
+            sealedAtEnd = outcome == ScanOutcome.Seal || (sealedAtEnd && outcome is ScanOutcome.End or ScanOutcome.Unwritten);
+            if (outcome == ScanOutcome.Unwritten)
+            {
+                // Zeros the writer put there ahead of need and never wrote over: not damage, so not
+                // reported; cut so that the next append (or the next open) starts where the log ends.
+                TrimUnwritten(segment, offset);
+                outcome = ScanOutcome.End;
+            }
+
             switch (outcome)
             {
                 case ScanOutcome.End:
@@ -392,7 +417,7 @@ internal sealed class Recovery
                     break;
 
                 case ScanOutcome.ValueCorrupt:
-                    bool lastInFile = offset + record.Size >= segment.Length;
+                    bool lastInFile = offset + record.Size >= segment.Length || scanner.IsUnwrittenFrom(offset + record.Size);
                     if (isNewest && lastInFile)
                     {
                         Truncate(segment, offset, record.Damage!);
@@ -430,6 +455,7 @@ internal sealed class Recovery
         }
     }
 
+    /// <summary>Cuts a torn tail at <paramref name="offset"/>; what it reports dropped is every byte cut from the file, prefilled zeros after the tear included.</summary>
     private void Truncate(Segment segment, long offset, string reason)
     {
         long dropped = segment.Length - offset;
@@ -445,6 +471,17 @@ internal sealed class Recovery
             segment.File.Flush();
             segment.Length = offset;
         }
+    }
+
+    private void TrimUnwritten(Segment segment, long offset)
+    {
+        if (Writable)
+        {
+            segment.File.SetLength(offset);
+            segment.File.Flush();
+        }
+
+        segment.Length = offset;
     }
 
     private void DeleteIfExists(string path)

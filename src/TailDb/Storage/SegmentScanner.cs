@@ -16,6 +16,13 @@ internal enum ScanOutcome
 
     /// <summary>Lengths implausible, header checksum wrong, or header cut short: nothing after this can be trusted.</summary>
     HeaderCorrupt,
+
+    /// <summary>
+    /// Zeros from the offset to the end of the file: space the writer filled ahead of need
+    /// (<see cref="SegmentWriter"/>'s prefilled spares) and never wrote. The written log ends here;
+    /// nothing was cut.
+    /// </summary>
+    Unwritten,
 }
 
 /// <summary>A record as the scanner sees it; the spans are valid until the next call.</summary>
@@ -49,14 +56,27 @@ internal readonly ref struct ScannedRecord
     public bool IsTombstone => ValueLength < 0;
 }
 
-/// <summary>Reads a segment front to back through a sliding buffer (recovery and compaction).</summary>
+/// <summary>
+/// Reads a segment front to back through a sliding buffer (recovery and compaction).
+/// <para>
+/// A segment may end in zeros: the writer fills its next segment with zeros ahead of need, so
+/// that an append overwrites page-cache pages instead of allocating and zeroing them under the
+/// writer lock, and a crash leaves that segment at its full size. No record begins with zeros (a
+/// record's key length is at least 1, a seal's value length is 8), so zeros from a record's
+/// offset to the end of the file are unwritten space (<see cref="ScanOutcome.Unwritten"/>), and
+/// a record cut short just before them is a torn tail, as it would be at the end of the file.
+/// </para>
+/// </summary>
 internal sealed class SegmentScanner
 {
+    private const int ZeroChunk = 64 * 1024;
+
     private readonly IStorageFile _file;
     private readonly int _maxValueBytes;
     private byte[] _buffer = new byte[256 * 1024];
     private long _bufferStart;
     private int _bufferCount;
+    private long _zerosFrom = -1;
 
     public SegmentScanner(IStorageFile file, long length, int maxValueBytes)
     {
@@ -76,6 +96,11 @@ internal sealed class SegmentScanner
         }
 
         ReadOnlySpan<byte> header = Window(offset, RecordFormat.HeaderSize);
+        if (!header.ContainsAnyExcept((byte)0) && IsUnwrittenFrom(offset))
+        {
+            return ScanOutcome.Unwritten;
+        }
+
         if (header.Length < RecordFormat.HeaderSize)
         {
             record = new ScannedRecord(offset, 0, 0, default, default, $"record header cut short at end of file ({Length - offset} bytes)");
@@ -133,7 +158,9 @@ internal sealed class SegmentScanner
     /// </summary>
     public bool AnyIntactRecordAfter(long offset)
     {
-        for (long p = offset + 1; p + RecordFormat.HeaderSize <= Length; p++)
+        // No record starts in the zeros at the end (see the class comment): stop where they begin.
+        long end = Math.Min(Length, ZerosFrom());
+        for (long p = offset + 1; p + RecordFormat.HeaderSize <= end; p++)
         {
             if (Next(p, out _) == ScanOutcome.Record)
             {
@@ -142,6 +169,37 @@ internal sealed class SegmentScanner
         }
 
         return false;
+    }
+
+    /// <summary>Whether every byte from <paramref name="offset"/> to the end of the file is zero (true at the end itself).</summary>
+    public bool IsUnwrittenFrom(long offset) => offset >= ZerosFrom();
+
+    /// <summary>Where the zeros that end the file begin (its length when its last byte is not zero); read backwards once, on first use.</summary>
+    private long ZerosFrom()
+    {
+        if (_zerosFrom >= 0)
+        {
+            return _zerosFrom;
+        }
+
+        byte[] chunk = new byte[ZeroChunk];
+        long end = Length;
+        while (end > 0)
+        {
+            int count = (int)Math.Min(ZeroChunk, end);
+            int read = _file.Read(chunk.AsSpan(0, count), end - count);
+            int last = chunk.AsSpan(0, read).LastIndexOfAnyExcept((byte)0);
+            if (last >= 0 || read < count)
+            {
+                // A short read (the file shrank under us) ends the search where the data ends.
+                end = end - count + last + 1;
+                break;
+            }
+
+            end -= count;
+        }
+
+        return _zerosFrom = end;
     }
 
     private ReadOnlySpan<byte> Window(long offset, int count)

@@ -6,7 +6,8 @@ namespace TailDb.Tests.Storage;
 /// Simulates a machine that loses power: the real files are written as usual, but the device
 /// remembers what an fsync made durable. <see cref="PowerOff"/> makes every later operation fail;
 /// <see cref="Restore"/> then puts the directory in the state a disk would have after the reboot:
-/// each file cut back to its last fsynced length, files whose creation or rename was never made
+/// each file's content as its last fsync found it (an overwrite after it is lost as an append is,
+/// which matters since the writer overwrites a prefilled spare's zeros), files whose creation or rename was never made
 /// durable by a directory fsync removed or renamed back. A SIGKILL cannot test fsync logic (the page
 /// cache survives it); this can.
 /// </summary>
@@ -21,9 +22,14 @@ internal sealed class PowerLossDevice : IStorageDevice
     // operation, to shake out interleavings of writers, the preparer, group commit and compaction.
     private static readonly bool s_jitter = Environment.GetEnvironmentVariable("TAILDB_POWERLOSS_JITTER") == "1";
 
+    private long _fsyncs;
+
     private sealed class FileState
     {
-        public long DurableLength { get; set; }
+        /// <summary>The content the latest-begun fsync that has returned found when it began.</summary>
+        public byte[] Durable { get; set; } = [];
+
+        public long DurableTicket { get; set; }
 
         public bool EntryDurable { get; set; }
     }
@@ -62,10 +68,11 @@ internal sealed class PowerLossDevice : IStorageDevice
                 {
                     File.Delete(path);
                 }
-                else if (new FileInfo(path).Length > state.DurableLength)
+                else if (!File.ReadAllBytes(path).AsSpan().SequenceEqual(state.Durable))
                 {
                     using var stream = new FileStream(path, FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
-                    stream.SetLength(state.DurableLength);
+                    stream.SetLength(state.Durable.Length);
+                    stream.Write(state.Durable);
                 }
             }
         }
@@ -81,7 +88,7 @@ internal sealed class PowerLossDevice : IStorageDevice
             IStorageFile inner = FileStorageDevice.Instance.Open(path, mode, writable);
             if (!_files.TryGetValue(path, out FileState? state))
             {
-                state = existed ? new FileState { DurableLength = inner.Length, EntryDurable = true } : new FileState();
+                state = existed ? new FileState { Durable = Content(inner), EntryDurable = true } : new FileState();
                 _files[path] = state;
             }
 
@@ -159,6 +166,13 @@ internal sealed class PowerLossDevice : IStorageDevice
         }
     }
 
+    private static byte[] Content(IStorageFile file)
+    {
+        byte[] content = new byte[file.Length];
+        int read = file.Read(content, 0);
+        return read == content.Length ? content : content[..read];
+    }
+
     private sealed class DeviceFile(PowerLossDevice device, IStorageFile inner, FileState state) : IStorageFile
     {
         public string Path => inner.Path;
@@ -181,7 +195,7 @@ internal sealed class PowerLossDevice : IStorageDevice
         public void Writeback(long offset, long length, bool wait)
         {
             device.ThrowIfOff();
-            // Written back is not durable: no metadata, no promise. DurableLength stays.
+            // Written back is not durable: no metadata, no promise. Durable stays.
             inner.Writeback(offset, length, wait);
         }
 
@@ -190,16 +204,21 @@ internal sealed class PowerLossDevice : IStorageDevice
             Jitter();
             device.ThrowIfOff();
             // Only what was written before the fsync began is promised durable.
-            long length = inner.Length;
+            long ticket = Interlocked.Increment(ref device._fsyncs);
+            byte[] content = Content(inner);
             Jitter();
             inner.Flush();
             Jitter();
             lock (device._lock)
             {
-                // Max, not assignment: a group-commit leader that sampled the length before a
-                // rotation appended the seal can finish its fsync after the rotation's own, and
-                // an fsync never makes bytes that another fsync already made durable un-durable.
-                state.DurableLength = Math.Max(state.DurableLength, length);
+                // The latest-begun fsync wins, not the last to return: a group-commit leader that
+                // read the file before a rotation appended the seal can finish its fsync after the
+                // rotation's own, and an fsync never makes what a later-begun one made durable un-durable.
+                if (ticket > state.DurableTicket)
+                {
+                    state.Durable = content;
+                    state.DurableTicket = ticket;
+                }
             }
         }
 
@@ -210,7 +229,10 @@ internal sealed class PowerLossDevice : IStorageDevice
             lock (device._lock)
             {
                 // Bytes cut off are gone whatever an earlier fsync promised; later ones need their own.
-                state.DurableLength = Math.Min(state.DurableLength, length);
+                if (state.Durable.Length > length)
+                {
+                    state.Durable = state.Durable[..(int)length];
+                }
             }
         }
 

@@ -1,0 +1,201 @@
+using System.Text;
+using TailDb.Storage;
+
+namespace TailDb.Tests.Storage;
+
+/// <summary>
+/// Once a segment fills up, the preparer fills each next spare with zeros to the segment size, so
+/// appends overwrite page-cache pages instead of allocating them under the writer lock. A crash
+/// then leaves full-size files ending in zeros; recovery must read those zeros as unwritten (not
+/// damage, nothing reported), and a record torn just before them as a torn tail.
+/// </summary>
+public sealed class SegmentPrefillTests : IDisposable
+{
+    private const long SegmentBytes = 16 * 1024;
+
+    // Records of 16 + 6 + 990 bytes: 16 fill a segment (16,224 bytes sealed, short of its size), so
+    // 40 Puts rotate twice: segments 1 and 2 sealed, 3 active, 4 the spare.
+    private const int RecordBytes = 16 + 6 + 990;
+    private static readonly byte[] Value = Enumerable.Repeat((byte)'v', 990).ToArray();
+
+    private readonly TestDirectory _dir = new();
+    private readonly TestDirectory _image = new();
+
+    public void Dispose()
+    {
+        _dir.Dispose();
+        _image.Dispose();
+    }
+
+    private TailDbOptions Options(string directory) =>
+        _dir.Options() with { Directory = directory, SegmentMaxBytes = SegmentBytes, CacheCapacityBytes = 0 };
+
+    private static byte[] ValueOf(int version) => [.. Value[..^4], .. Encoding.ASCII.GetBytes(version.ToString("D4", System.Globalization.CultureInfo.InvariantCulture))];
+
+    private static void Put(TailDbStore store, int count, int version = 0, int first = 0)
+    {
+        for (int k = first; k < count; k++)
+        {
+            store.Put($"key{k:D3}", ValueOf(version));
+        }
+    }
+
+    /// <summary>Polls until <paramref name="condition"/> holds (the preparer works on its own thread); fails after 10 s.</summary>
+    private static void Eventually(Func<bool> condition, string what)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, $"not within 10 s: {what}");
+            Thread.Sleep(10);
+        }
+    }
+
+    private string SegmentPath(int id) => Path.Combine(_dir.Path, $"{id:D8}-0000.seg");
+
+    private bool Prefilled(int id) => File.Exists(SegmentPath(id)) && new FileInfo(SegmentPath(id)).Length == SegmentBytes;
+
+    /// <summary>
+    /// 40 Puts in two steps, each after the preparer finished: the first rotation's spare (3) is
+    /// prefilled before the second rotation takes it (Puts outrun the preparer otherwise, and a
+    /// spare taken before its prefill is written as a plain file). Then the active segment (3) and
+    /// the spare (4) are at full size and the sealed segment 2 is cut back to its seal.
+    /// </summary>
+    private void PutFortyAcrossPrefilledSegments(TailDbStore store)
+    {
+        Put(store, 20);
+        Eventually(() => Prefilled(3), "segment 3 prefilled");
+        Put(store, 40, first: 20);
+        Eventually(() => Prefilled(3) && Prefilled(4) && EndsAtItsLastByte(SegmentPath(2)), "segments 3 and 4 prefilled and 2 cut back");
+    }
+
+    /// <summary>The directory as a crash (SIGKILL) would leave it: every file as the page cache holds it now.</summary>
+    private string CrashImage()
+    {
+        foreach (string file in Directory.GetFiles(_dir.Path))
+        {
+            if (Path.GetFileName(file) != "LOCK")
+            {
+                File.Copy(file, Path.Combine(_image.Path, Path.GetFileName(file)));
+            }
+        }
+
+        return _image.Path;
+    }
+
+    [Fact]
+    public void NoSpareIsPrefilledBeforeASegmentHasFilled()
+    {
+        using var store = TailDbStore.Open(Options(_dir.Path));
+        Put(store, 10);
+
+        Assert.All(_dir.SegmentFiles(), f => Assert.True(new FileInfo(f).Length < SegmentBytes, $"{f}: {new FileInfo(f).Length} bytes"));
+    }
+
+    [Fact]
+    public void AfterASegmentFillsEachNextSpareIsZerosToTheSegmentSizeAndASealedOneIsCutBackToItsSeal()
+    {
+        using var store = TailDbStore.Open(Options(_dir.Path));
+
+        // The first spare (2) was made at open, before any segment filled; 3 and 4 after.
+        PutFortyAcrossPrefilledSegments(store);
+        Assert.Equal(RecordFormat.FileHeaderSize, TestDirectory.WrittenBytes(SegmentPath(4)));
+        Assert.True(new FileInfo(SegmentPath(1)).Length < SegmentBytes);
+    }
+
+    /// <summary>Whether a file ends where its last record or seal does (a seal's offset value ends in a few zero bytes).</summary>
+    private static bool EndsAtItsLastByte(string file) =>
+        new FileInfo(file).Length - TestDirectory.WrittenBytes(file) < 8;
+
+    [Fact]
+    public void ClosingCutsThePrefilledActiveSegmentBackToItsLastRecord()
+    {
+        using (var store = TailDbStore.Open(Options(_dir.Path)))
+        {
+            PutFortyAcrossPrefilledSegments(store);
+        }
+
+        Assert.All(_dir.SegmentFiles(), f => Assert.True(EndsAtItsLastByte(f), $"{f}: {new FileInfo(f).Length} bytes, {TestDirectory.WrittenBytes(f)} written"));
+
+        using var reopened = TailDbStore.Open(Options(_dir.Path));
+        Assert.False(reopened.Recovery.FoundDamage);
+        Assert.Equal(ValueOf(0), reopened.Get("key039"));
+    }
+
+    [Fact]
+    public void ACrashLeavesFullSizeFilesWhoseZerosRecoveryReadsAsUnwrittenNotAsDamage()
+    {
+        using (var store = TailDbStore.Open(Options(_dir.Path)))
+        {
+            // Past two rotations: the active segment is a prefilled spare, and so is the next one.
+            PutFortyAcrossPrefilledSegments(store);
+            string image = CrashImage();
+
+            using var recovered = TailDbStore.Open(Options(image));
+            Assert.False(recovered.Recovery.FoundDamage);
+            Assert.Empty(recovered.Recovery.TailTruncations);
+            Assert.Equal(1, recovered.Recovery.LeftoverFilesRemoved);
+            for (int k = 0; k < 40; k++)
+            {
+                Assert.Equal(ValueOf(0), recovered.Get($"key{k:D3}"));
+            }
+
+            // Appends go on where the log ended, not after the zeros.
+            recovered.Put("after", "crash"u8);
+        }
+
+        using var again = TailDbStore.Open(Options(_image.Path));
+        Assert.False(again.Recovery.FoundDamage);
+        Assert.Equal("crash", Encoding.UTF8.GetString(again.Get("after")!));
+        Assert.Equal(ValueOf(0), again.Get("key039"));
+    }
+
+    [Fact]
+    public void ARecordTornJustBeforeTheZerosIsATornTailAndItsKeyKeepsItsPreviousValue()
+    {
+        string image;
+        using (var store = TailDbStore.Open(Options(_dir.Path)))
+        {
+            PutFortyAcrossPrefilledSegments(store);
+            store.Put("key039", ValueOf(1));
+            image = CrashImage();
+        }
+
+        // The last record's value loses its last byte, as a write cut short by the kill would leave it.
+        string active = _dir.SegmentFiles().Select(f => Path.Combine(image, Path.GetFileName(f)))
+            .Last(f => TestDirectory.WrittenBytes(f) > RecordFormat.FileHeaderSize);
+        long written = TestDirectory.WrittenBytes(active);
+        using (var file = new FileStream(active, FileMode.Open, FileAccess.Write))
+        {
+            file.Position = written - 1;
+            file.WriteByte(0);
+        }
+
+        using var recovered = TailDbStore.Open(Options(image));
+        TailTruncation cut = Assert.Single(recovered.Recovery.TailTruncations);
+        Assert.Equal(written - RecordBytes, cut.Offset);
+        Assert.Empty(recovered.Recovery.CorruptRecords);
+        Assert.Equal(ValueOf(0), recovered.Get("key039"));
+    }
+
+    [Fact]
+    public void ASealedSegmentACrashLeftBeforeItsZerosWereCutIsStillSealed()
+    {
+        using (var store = TailDbStore.Open(Options(_dir.Path)))
+        {
+            Put(store, 40);
+        }
+
+        // What a kill between the seal and its trim leaves: the seal, then zeros to the segment size.
+        string first = _dir.SegmentFiles()[0];
+        using (var file = new FileStream(first, FileMode.Open, FileAccess.Write))
+        {
+            file.SetLength(SegmentBytes);
+        }
+
+        using var reopened = TailDbStore.Open(Options(_dir.Path));
+        Assert.False(reopened.Recovery.FoundDamage);
+        Assert.Equal(ValueOf(0), reopened.Get("key000"));
+        Assert.Equal(ValueOf(0), reopened.Get("key039"));
+    }
+}
