@@ -25,7 +25,7 @@ namespace TailDb.Storage;
 /// size), the preparer also fills each new spare with zeros to its full size, a chunk at a time,
 /// before a rotation takes it. An append then overwrites page-cache pages that exist, where it
 /// would otherwise allocate, zero and charge a new page and reserve its block, under the writer
-/// lock (a server's SET -P 16 ran 1.27x faster with the pages there: docs/server.md). Zeros are
+/// lock (docs/store.md, "Prefilled spares", and the server's figures in docs/server.md). Zeros are
 /// never a record, so a crash's full-size file reads as written up to its zeros
 /// (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
 /// (<see cref="CompleteSeal(Segment)"/>), the active one at close. With <see cref="Durability.Fsync"/>
