@@ -54,6 +54,9 @@ internal sealed class Segment : IDisposable
         set => _sealDurable = value;
     }
 
+    /// <summary>Whether the preparer has begun to fill this spare with zeros (under the writer's spare lock; <see cref="SegmentWriter"/>).</summary>
+    public bool PrefillStarted { get; set; }
+
     public static string FileName(int id, int generation) =>
         string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{Extension}");
 

@@ -21,9 +21,9 @@ namespace TailDb.Storage;
 /// rotation seals, fsyncs and creates under the lock.
 /// </para>
 /// <para>
-/// <b>Prefilled spares.</b> Once a segment has filled up (so the store writes enough to rotate by
-/// size), the preparer also fills each new spare with zeros to its full size, a chunk at a time,
-/// before a rotation takes it. An append then overwrites page-cache pages that exist, where it
+/// <b>Prefilled spares.</b> Once a segment is half written (so the store writes enough to rotate by
+/// size), the preparer also fills the spare with zeros to its full size, a chunk at a time, before
+/// a rotation takes it, and every spare after it. An append then overwrites page-cache pages that exist, where it
 /// would otherwise allocate, zero and charge a new page and reserve its block, under the writer
 /// lock (docs/store.md, "Prefilled spares", and the server's figures in docs/server.md). Zeros are
 /// never a record, so a crash's full-size file reads as written up to its zeros
@@ -63,7 +63,7 @@ internal sealed class SegmentWriter : IDisposable
     private SegmentPreparer? _preparer;
     private bool _closed;
 
-    // Set under WriteLock by the first rotation of a full segment: from then on spares are prefilled.
+    // Set under WriteLock when a segment is first half written: from then on spares are prefilled.
     private volatile bool _prefillSpares;
 
     // Set by Dispose before it stops the preparer, so a prefill in progress ends at its next chunk.
@@ -153,7 +153,6 @@ internal sealed class SegmentWriter : IDisposable
         _fault.ThrowIfFaulted();
         if (_active.Length + run.Length + RecordFormat.SealSize > _segmentMaxBytes && _active.Length > RecordFormat.FileHeaderSize)
         {
-            _prefillSpares = true;
             RotateLocked();
         }
 
@@ -171,6 +170,14 @@ internal sealed class SegmentWriter : IDisposable
 
         _active.Length = offset + run.Length;
         _sequence += records;
+        if (!_prefillSpares && _active.Length > _segmentMaxBytes / 2)
+        {
+            // Half a segment written: the store writes enough for the spare's pages to matter,
+            // and the preparer has the other half's time to fill the spare already made.
+            _prefillSpares = true;
+            _preparer?.Wake();
+        }
+
         return new RecordLocation(_active.Number, offset, 0, 0);
     }
 
@@ -433,25 +440,28 @@ internal sealed class SegmentWriter : IDisposable
         segment.Length += seal.Length;
     }
 
-    /// <summary>Creates the spare if there is none: the file after the active one, header written (and fsynced with its directory entry under Fsync).</summary>
+    /// <summary>Creates the spare if there is none: the file after the active one, header written (and fsynced with its directory entry under Fsync); once spares are prefilled, prefills it, once.</summary>
     private void EnsureSpare()
     {
         Segment spare;
         lock (_spareLock)
         {
-            if (_spare is not null || _closed)
+            if (_closed)
             {
                 return;
             }
 
             // The active segment cannot change meanwhile: a rotation takes this lock to swap.
-            _spare = spare = CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
+            spare = _spare ??= CreateSegment(_device, _directory, _active.Id + 1, 0, NextNumber(), _fsync);
+            if (!_prefillSpares || spare.PrefillStarted)
+            {
+                return;
+            }
+
+            spare.PrefillStarted = true;
         }
 
-        if (_prefillSpares)
-        {
-            Prefill(spare);
-        }
+        Prefill(spare);
     }
 
     /// <summary>

@@ -4,7 +4,7 @@ using TailDb.Storage;
 namespace TailDb.Tests.Storage;
 
 /// <summary>
-/// Once a segment fills up, the preparer fills each next spare with zeros to the segment size, so
+/// Once a segment is half written, the preparer fills the spare and each next one with zeros to the segment size, so
 /// appends overwrite page-cache pages instead of allocating them under the writer lock. A crash
 /// then leaves full-size files ending in zeros; recovery must read those zeros as unwritten (not
 /// damage, nothing reported), and a record torn just before them as a torn tail.
@@ -13,8 +13,9 @@ public sealed class SegmentPrefillTests : IDisposable
 {
     private const long SegmentBytes = 16 * 1024;
 
-    // Records of 16 + 6 + 990 bytes: 16 fill a segment (16,224 bytes sealed, short of its size), so
-    // 40 Puts rotate twice: segments 1 and 2 sealed, 3 active, 4 the spare.
+    // Records of 16 + 6 + 990 bytes: 16 fill a segment (16,224 bytes sealed, short of its size), 9
+    // write more than half of one, and 40 Puts rotate twice: segments 1 and 2 sealed, 3 active, 4
+    // the spare.
     private const int RecordBytes = 16 + 6 + 990;
     private static readonly byte[] Value = Enumerable.Repeat((byte)'v', 990).ToArray();
 
@@ -59,7 +60,8 @@ public sealed class SegmentPrefillTests : IDisposable
     /// 40 Puts in two steps, each after the preparer finished: the first rotation's spare (3) is
     /// prefilled before the second rotation takes it (Puts outrun the preparer otherwise, and a
     /// spare taken before its prefill is written as a plain file). Then the active segment (3) and
-    /// the spare (4) are at full size and the sealed segment 2 is cut back to its seal.
+    /// the spare (4) are at full size and the sealed segment 2 (prefilled or not: the first Puts
+    /// may outrun the preparer) ends at its seal.
     /// </summary>
     private void PutFortyAcrossPrefilledSegments(TailDbStore store)
     {
@@ -84,20 +86,37 @@ public sealed class SegmentPrefillTests : IDisposable
     }
 
     [Fact]
-    public void NoSpareIsPrefilledBeforeASegmentHasFilled()
+    public void NoSpareIsPrefilledBeforeASegmentIsHalfWritten()
     {
         using var store = TailDbStore.Open(Options(_dir.Path));
-        Put(store, 10);
+        Put(store, 7);
 
+        // Give the preparer the time it takes to fill one (it would have been woken by now).
+        Thread.Sleep(200);
         Assert.All(_dir.SegmentFiles(), f => Assert.True(new FileInfo(f).Length < SegmentBytes, $"{f}: {new FileInfo(f).Length} bytes"));
     }
 
     [Fact]
-    public void AfterASegmentFillsEachNextSpareIsZerosToTheSegmentSizeAndASealedOneIsCutBackToItsSeal()
+    public void OnceASegmentIsHalfWrittenTheSpareMadeAtOpenIsPrefilledBeforeTheRotationTakesIt()
+    {
+        using var store = TailDbStore.Open(Options(_dir.Path));
+        Put(store, 9);
+        Eventually(() => Prefilled(2), "the spare made at open prefilled");
+
+        Put(store, 20, first: 9);
+        Assert.Equal(SegmentBytes, new FileInfo(SegmentPath(2)).Length);
+        for (int k = 0; k < 20; k++)
+        {
+            Assert.Equal(ValueOf(0), store.Get($"key{k:D3}"));
+        }
+    }
+
+    [Fact]
+    public void EachLaterSpareIsZerosToTheSegmentSizeAndASealedOneIsCutBackToItsSeal()
     {
         using var store = TailDbStore.Open(Options(_dir.Path));
 
-        // The first spare (2) was made at open, before any segment filled; 3 and 4 after.
+        // Segment 1 was made at open, never a spare.
         PutFortyAcrossPrefilledSegments(store);
         Assert.Equal(RecordFormat.FileHeaderSize, TestDirectory.WrittenBytes(SegmentPath(4)));
         Assert.True(new FileInfo(SegmentPath(1)).Length < SegmentBytes);
