@@ -21,16 +21,16 @@ namespace TailDb.Storage;
 /// rotation seals, fsyncs and creates under the lock.
 /// </para>
 /// <para>
-/// <b>Prefilled spares.</b> Once a segment is half written (so the store writes enough to rotate by
-/// size), the preparer also fills the spare with zeros to its full size, a chunk at a time, before
-/// a rotation takes it, and every spare after it. An append then overwrites page-cache pages that exist, where it
-/// would otherwise allocate, zero and charge a new page and reserve its block, under the writer
-/// lock (docs/store.md, "Prefilled spares", and the server's figures in docs/server.md). Zeros are
-/// never a record, so a crash's full-size file reads as written up to its zeros
-/// (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
-/// (<see cref="CompleteSeal(Segment)"/>), the active one at close. With <see cref="Durability.Fsync"/>
-/// each chunk is written back before the next, so a group commit never flushes zeros, and its
-/// fsyncs find the blocks allocated and the file's size unchanged.
+/// <b>Prefilled spares.</b> Once a segment is half written (so the store writes enough to rotate
+/// by size), the preparer also fills the spare with zeros to its full size, a chunk at a time,
+/// before a rotation takes it, and every spare after it. An append then overwrites page-cache
+/// pages that exist, where it would otherwise allocate, zero and charge a new page and reserve its
+/// block, under the writer lock (docs/store.md, "Prefilled spares"; the server's figures in
+/// docs/server.md). Zeros are never a record, so a crash's full-size file reads as written up to
+/// its zeros (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
+/// (<see cref="CompleteSeal(Segment)"/>), the active one at close. With
+/// <see cref="Durability.Fsync"/> each chunk is written back before the next, so a group commit
+/// never flushes zeros, and its fsyncs find the blocks allocated and the file's size unchanged.
 /// </para>
 /// <para>
 /// <b>Durability stays exact.</b> At most one sealed segment is waiting for its fsync
