@@ -189,7 +189,7 @@ internal sealed class Recovery
         }
 
         using IStorageFile opened = _device.Open(path, FileMode.Open, writable: false);
-        return !new SegmentScanner(opened, opened.Length, _options.MaxValueBytes).IsUnwrittenFrom(RecordFormat.FileHeaderSize);
+        return SegmentScanner.HoldsRecords(opened);
     }
 
     /// <summary>The newest segment, written after a segment whose seal a power loss took: cut whole (none of its records was acknowledged as durable).</summary>

@@ -1,3 +1,5 @@
+using System.Buffers;
+
 namespace TailDb.Storage;
 
 internal enum ScanOutcome
@@ -174,32 +176,47 @@ internal sealed class SegmentScanner
     /// <summary>Whether every byte from <paramref name="offset"/> to the end of the file is zero (true at the end itself).</summary>
     public bool IsUnwrittenFrom(long offset) => offset >= ZerosFrom();
 
-    /// <summary>Where the zeros that end the file begin (its length when its last byte is not zero); read backwards once, on first use.</summary>
-    private long ZerosFrom()
+    /// <summary>
+    /// Whether <paramref name="file"/> holds anything but zeros after its header: false for a
+    /// spare the writer prefilled and a crash left unused (or one with only its header). Reads the
+    /// first record's header, and the whole file backwards only when that is zeros.
+    /// </summary>
+    public static bool HoldsRecords(IStorageFile file)
     {
-        if (_zerosFrom >= 0)
-        {
-            return _zerosFrom;
-        }
+        Span<byte> first = stackalloc byte[RecordFormat.HeaderSize];
+        int read = file.Read(first, RecordFormat.FileHeaderSize);
+        return first[..read].ContainsAnyExcept((byte)0) || ZerosFrom(file, file.Length) > RecordFormat.FileHeaderSize;
+    }
 
-        byte[] chunk = new byte[ZeroChunk];
-        long end = Length;
-        while (end > 0)
+    /// <summary>Where the zeros that end the file begin (its length when its last byte is not zero); read backwards once, on first use.</summary>
+    private long ZerosFrom() => _zerosFrom >= 0 ? _zerosFrom : _zerosFrom = ZerosFrom(_file, Length);
+
+    private static long ZerosFrom(IStorageFile file, long length)
+    {
+        byte[] chunk = ArrayPool<byte>.Shared.Rent(ZeroChunk);
+        try
         {
-            int count = (int)Math.Min(ZeroChunk, end);
-            int read = _file.Read(chunk.AsSpan(0, count), end - count);
-            int last = chunk.AsSpan(0, read).LastIndexOfAnyExcept((byte)0);
-            if (last >= 0 || read < count)
+            long end = length;
+            while (end > 0)
             {
-                // A short read (the file shrank under us) ends the search where the data ends.
-                end = end - count + last + 1;
-                break;
+                int count = (int)Math.Min(ZeroChunk, end);
+                int read = file.Read(chunk.AsSpan(0, count), end - count);
+                int last = chunk.AsSpan(0, read).LastIndexOfAnyExcept((byte)0);
+                if (last >= 0 || read < count)
+                {
+                    // A short read (the file shrank under us) ends the search where the data ends.
+                    return end - count + last + 1;
+                }
+
+                end -= count;
             }
 
-            end -= count;
+            return 0;
         }
-
-        return _zerosFrom = end;
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(chunk);
+        }
     }
 
     private ReadOnlySpan<byte> Window(long offset, int count)
