@@ -465,23 +465,24 @@ internal sealed class Recovery
             TailDbEventSource.Log.TailTruncated(segment.Id, offset, dropped);
         }
 
+        Cut(segment, offset);
+    }
+
+    private void TrimUnwritten(Segment segment, long offset)
+    {
+        Cut(segment, offset);
+        segment.Length = offset;
+    }
+
+    /// <summary>A writable open cuts the file at <paramref name="offset"/>, durably; a read-only one leaves it.</summary>
+    private void Cut(Segment segment, long offset)
+    {
         if (Writable)
         {
             segment.File.SetLength(offset);
             segment.File.Flush();
             segment.Length = offset;
         }
-    }
-
-    private void TrimUnwritten(Segment segment, long offset)
-    {
-        if (Writable)
-        {
-            segment.File.SetLength(offset);
-            segment.File.Flush();
-        }
-
-        segment.Length = offset;
     }
 
     private void DeleteIfExists(string path)
