@@ -41,16 +41,9 @@ public sealed class SegmentPrefillTests : IDisposable
         }
     }
 
-    /// <summary>Polls until <paramref name="condition"/> holds (the preparer works on its own thread); fails after 10 s.</summary>
-    private static void Eventually(Func<bool> condition, string what)
-    {
-        var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, $"not within 10 s: {what}");
-            Thread.Sleep(10);
-        }
-    }
+    /// <summary>Waits until <paramref name="condition"/> holds (the preparer works on its own thread); fails after 10 s.</summary>
+    private static void Eventually(Func<bool> condition, string what) =>
+        Assert.True(SpinWait.SpinUntil(condition, TimeSpan.FromSeconds(10)), $"not within 10 s: {what}");
 
     private string SegmentPath(int id) => Path.Combine(_dir.Path, $"{id:D8}-0000.seg");
 
