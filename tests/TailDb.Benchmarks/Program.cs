@@ -15,9 +15,10 @@ var quick = args.Contains(SuiteConfig.QuickFlag);
 var rest = args.Where(a => a != SuiteConfig.QuickFlag).ToArray();
 
 // A full run parses a trace recorded fresh for it. Recorded here, in the host, once: its child
-// workload runs from this build's output, and every benchmark process then finds it cached.
+// workload runs from this build's output, and every benchmark process then finds it cached. Only
+// when the run includes the analyzer benchmarks: recording it takes ~10 s.
 TraceFixture.ClearCache();
-if (!quick && !rest.Any(a => a is "--list" or "--help" or "-h" or "-?" or "--info" or "--version"))
+if (!quick && !rest.Any(a => a is "--list" or "--help" or "-h" or "-?" or "--info" or "--version") && TraceFixture.NeededBy(rest, SuiteConfig.Create(quick)))
 {
     Console.WriteLine($"Recording the analyzer benchmarks' trace: {TraceFixture.Ensure(SuiteScale.Full)}");
 }

@@ -39,6 +39,42 @@ public static class TraceFixture
         }
     }
 
+    /// <summary>
+    /// Whether a run with these arguments runs an analyzer benchmark, judged by BenchmarkDotNet's
+    /// own glob filter on the analyzer benchmarks' cases: no <c>--filter</c> runs everything, and
+    /// a category filter is taken to include them (it is not worth reading category rules twice).
+    /// </summary>
+    public static bool NeededBy(IReadOnlyList<string> args, BenchmarkDotNet.Configs.IConfig config)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        if (args.Any(a => a.StartsWith("--anyCategories", StringComparison.OrdinalIgnoreCase) || a.StartsWith("--allCategories", StringComparison.OrdinalIgnoreCase)))
+        {
+            return true;
+        }
+
+        var patterns = new List<string>();
+        for (var i = 0; i < args.Count; i++)
+        {
+            if (args[i] is "--filter" or "-f")
+            {
+                for (i++; i < args.Count && !args[i].StartsWith('-'); i++)
+                {
+                    patterns.Add(args[i]);
+                }
+
+                i--;
+            }
+        }
+
+        if (patterns.Count == 0)
+        {
+            return true;
+        }
+
+        var filter = new BenchmarkDotNet.Filters.GlobFilter([.. patterns]);
+        return BenchmarkDotNet.Running.BenchmarkConverter.TypeToBenchmarks(typeof(AnalyzerBenchmarks), config).BenchmarksCases.Any(filter.Predicate);
+    }
+
     /// <summary>Returns the trace for <paramref name="scale"/>, writing or recording it first if this run has none yet.</summary>
     public static string Ensure(SuiteScale scale)
     {
