@@ -71,6 +71,26 @@ public sealed class TailDbEventSource : EventSource
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool RequestsEnabled() => IsEnabled(EventLevel.Informational, Keywords.Requests);
 
+    // Rewritten by every command (a session or listener starting, changing or stopping). EventSource
+    // turns a source's level and keywords down only after OnEventCommand returns, so the command
+    // that stops the last request session leaves this set; the next command clears it. It errs
+    // only towards "maybe".
+    private static volatile bool s_requestsMaybeOn;
+
+    /// <summary>
+    /// False only when no session or listener has the Requests keyword on: one static read, which
+    /// the cache hit tests before <see cref="RequestsEnabled"/> (the instance check reads three
+    /// fields). True means "ask <see cref="RequestsEnabled"/>".
+    /// </summary>
+    internal static bool RequestsMaybeOn
+    {
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        get => s_requestsMaybeOn;
+    }
+
+    protected override void OnEventCommand(EventCommandEventArgs command) =>
+        s_requestsMaybeOn = IsEnabled(EventLevel.Informational, Keywords.Requests);
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool StorageEnabled() => IsEnabled(EventLevel.Informational, Keywords.Storage);
 

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Collections.Concurrent;
 using System.Diagnostics.Tracing;
+using TailDb.Diagnostics;
 using TailDb.Storage;
 using TailDb.Tests.Storage;
 using C = TailDb.Tracing.TailDbEventContract;
@@ -60,6 +61,31 @@ public sealed class RequestEventTests : IDisposable
     private sealed class TailDbOnlyRecorder : Recorder
     {
         protected override bool WithTpl => false;
+    }
+
+    /// <summary>Only TailDb's provider, with the given keywords.</summary>
+    private sealed class KeywordRecorder(EventKeywords keywords) : Recorder
+    {
+        protected override bool WithTpl => false;
+
+        protected override void OnEventSourceCreated(EventSource eventSource)
+        {
+            // The base constructor calls this before the primary constructor's parameter is stored:
+            // sources that exist already are enabled from the constructor body below instead.
+        }
+
+        public KeywordRecorder Enable()
+        {
+            foreach (EventSource source in EventSource.GetSources())
+            {
+                if (source.Name == C.ProviderName)
+                {
+                    EnableEvents(source, EventLevel.Verbose, keywords);
+                }
+            }
+
+            return this;
+        }
     }
 
     private static Recorder NewRecorder(bool tpl) => tpl ? new Recorder() : new TailDbOnlyRecorder();
@@ -146,6 +172,37 @@ public sealed class RequestEventTests : IDisposable
         Recorded fsync = Assert.Single(events, e => e.Id == C.EventIds.FsyncStart && e.RelatedActivityId == put.ActivityId);
         Assert.Equal(1, (int)fsync.Payload[C.Fields.BatchSize]!);
         Assert.Single(events, e => e.Id == C.EventIds.PutStop && e.ActivityId == put.ActivityId);
+    }
+
+    [Fact]
+    public void ACacheHitIsRecordedByEveryRequestSessionAndByNoSessionThatLeftRequestsOff()
+    {
+        var options = _dir.Options() with { CacheCapacityBytes = 1 << 16 };
+        using var store = TailDbStore.Open(options);
+        store.Put("k", [1, 2, 3]);
+        var into = new ArrayBufferWriter<byte>();
+        store.TryGet("k"u8, into); // the miss that caches it
+        int Hits(Recorder recorder) => recorder.Events.Count(e => e.Id == C.EventIds.GetStart);
+
+        using (var first = new TailDbOnlyRecorder())
+        {
+            Assert.True(TailDbEventSource.RequestsMaybeOn);
+            Assert.Equal(ReadStatus.Hit, store.TryGet("k"u8, into));
+            Assert.Equal(1, Hits(first));
+        }
+
+        using (var storageOnly = new KeywordRecorder((EventKeywords)C.Keywords.Storage).Enable())
+        {
+            // The command that turned the first session off could not clear the flag (EventSource
+            // turns the source down after it); this one, finding requests off, does.
+            Assert.False(TailDbEventSource.RequestsMaybeOn);
+            Assert.Equal(ReadStatus.Hit, store.TryGet("k"u8, into));
+            Assert.Equal(0, Hits(storageOnly));
+        }
+
+        using var second = new TailDbOnlyRecorder();
+        Assert.Equal(ReadStatus.Hit, store.TryGet("k"u8, into));
+        Assert.Equal(1, Hits(second));
     }
 
     [Fact]
