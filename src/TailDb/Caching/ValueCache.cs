@@ -34,6 +34,16 @@ namespace TailDb.Caching;
 /// by the soak test: "k77 reads version 653, the model allows 654..654").
 /// </para>
 /// <para>
+/// A write brackets its key directory change and its cache change with <see cref="OpenWrite"/>
+/// and <see cref="CloseWrites"/>. Between the two the key directory already names the new value
+/// while the cache may still hold the old one, and a fill that checked the key directory just
+/// before the change must not be published then: a reader that missed meanwhile and read the
+/// new value from the log would hit the older one next (ConcurrencyTests: "writer 1's version
+/// went back from 19664 (Miss) to 19637 (Hit)" once a pause in that window made it frequent).
+/// So opening a write drops the key's pending fill, and a fill that sees a write open
+/// (<see cref="WriteInFlight"/>) is not published.
+/// </para>
+/// <para>
 /// With the store's upkeep in the background (<see cref="UpkeepMode.Background"/>, the default)
 /// eviction never runs on a request (<see cref="UpkeepMode.OnRequest"/>, the load test's
 /// --upkeep on-request, runs the pass on the request that crossed the bound instead, to show what
@@ -82,6 +92,10 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     private readonly TailDbTelemetry _telemetry;
     private IEnumerator<KeyValuePair<byte[], byte[]>>? _hand;
     private long _bytes;
+
+    // Odd while a write is between its key directory change and its cache change (OpenWrite to
+    // CloseWrites); written only under the store's writer lock.
+    private int _writes;
 
     public ValueCache(long capacityBytes, int expectedKeys, TailDbTelemetry telemetry, UpkeepMode upkeep = UpkeepMode.Background)
     {
@@ -250,8 +264,9 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     /// <summary>
     /// Fill after a disk read; never replaces a newer value a Put already cached. Returns the slot
-    /// added <see cref="Pending"/> (hits do not see it), or null: the caller checks the key still
-    /// points where it read, then calls <see cref="Publish"/> or <see cref="Remove(ReadOnlySpan{byte}, byte[])"/>.
+    /// added <see cref="Pending"/> (hits do not see it), or null: the caller checks that no write is
+    /// in flight (<see cref="WriteInFlight"/>) and that the key still points where it read, then
+    /// calls <see cref="Publish"/> or <see cref="Remove(ReadOnlySpan{byte}, byte[])"/>.
     /// The key is copied (the key directory has no array to share): a fill allocates the slot and the key.
     /// </summary>
     public byte[]? TryAddPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
@@ -270,11 +285,69 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         }
 
         Interlocked.Add(ref _bytes, cost);
-        // The caller's key-directory check must not be read before the insert is visible to a
-        // writer (store-load order; ConcurrentDictionary's remove may skip its lock on an empty stripe).
+        // The caller's reads of WriteInFlight and the key directory must not come before the insert
+        // is visible to a writer (store-load order; ConcurrentDictionary's remove may skip its lock
+        // on an empty stripe).
         Interlocked.MemoryBarrier();
         return slot;
     }
+
+    /// <summary>
+    /// Under the writer lock, before the write changes <paramref name="key"/>'s key directory entry:
+    /// opens the write (<see cref="WriteInFlight"/>) and drops the key's pending fill, which may
+    /// have checked the key directory already. A fill inserted later sees the write open: its
+    /// insert and this open are each followed by a full fence before the other's read.
+    /// </summary>
+    public void OpenWrite(ReadOnlySpan<byte> key)
+    {
+        if (OpenWrites())
+        {
+            DropPendingAfterFence(key);
+        }
+    }
+
+    /// <summary>
+    /// <see cref="OpenWrite"/> for a batch's run: opens once (one fence); the caller then drops
+    /// each key's pending fill with <see cref="DropPendingAfterFence"/>. False when the cache is disabled.
+    /// </summary>
+    public bool OpenWrites()
+    {
+        if (!Enabled)
+        {
+            return false;
+        }
+
+        Volatile.Write(ref _writes, _writes + 1);
+        // The open is visible before the pending fills are looked up (store-load order).
+        Interlocked.MemoryBarrier();
+        return true;
+    }
+
+    /// <summary>Removes <paramref name="key"/>'s slot if it is a pending fill (after <see cref="OpenWrites"/>).</summary>
+    public void DropPendingAfterFence(ReadOnlySpan<byte> key)
+    {
+        if (_lookup.TryGetValue(key, out byte[]? storedKey, out byte[]? slot)
+            && Volatile.Read(ref MemoryMarshal.GetArrayDataReference(slot)) == Pending
+            && _map.TryRemove(new KeyValuePair<byte[], byte[]>(storedKey, slot)))
+        {
+            Interlocked.Add(ref _bytes, -Cost(storedKey.Length, slot.Length));
+        }
+    }
+
+    /// <summary>Closes the write opened by <see cref="OpenWrite"/> or <see cref="OpenWrites"/>, after its cache change.</summary>
+    public void CloseWrites()
+    {
+        if (Enabled)
+        {
+            Volatile.Write(ref _writes, _writes + 1);
+        }
+    }
+
+    /// <summary>
+    /// Whether a write is between its key directory change and its cache change: a fill reads it
+    /// after its insert's fence and is not published while it is (see the class comment).
+    /// </summary>
+    public bool WriteInFlight => (Volatile.Read(ref _writes) & 1) != 0;
 
     /// <summary>Makes a checked fill visible to hits (a no-op in effect if a Put replaced or removed it meanwhile).</summary>
     public static void Publish(byte[] slot) => Volatile.Write(ref slot[0], 0);

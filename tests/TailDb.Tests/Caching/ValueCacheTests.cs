@@ -137,6 +137,58 @@ public sealed class ValueCacheTests : IDisposable
         Assert.Null(cache.TryAddPending(key, "older"u8));
     }
 
+    // ConcurrencyTests failed about once in 300 runs ("writer 1's version went back from 19664
+    // (Miss) to 19637 (Hit)" once a pause between a Put's key directory change and its cache change
+    // made it frequent): a fill checked the key directory just before a Put changed it and published
+    // after, while the Put's cache change was still to come; a reader that had read the new value
+    // from the log meanwhile hit the older one.
+    [Fact]
+    public void AFillCheckedBeforeAWriteBeganIsNeverShownOnceTheWriteHasBegun()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+        byte[] pending = cache.TryAddPending(key, "old"u8)!; // inserted, and the key directory checked: still "old"
+        Assert.False(cache.WriteInFlight);
+
+        cache.OpenWrite(key);                                 // a Put, before it points the key at "new"
+        TailDb.Caching.ValueCache.Publish(pending);           // the filler, late
+
+        Assert.False(cache.TryGet(key, out _));
+        cache.Set(key, TailDb.Caching.ValueCache.CreateSlot("new"u8));
+        cache.CloseWrites();
+        Assert.True(cache.TryGet(key, out byte[]? hit));
+        Assert.Equal("new"u8.ToArray(), Copy(hit));
+    }
+
+    [Fact]
+    public void AFillInsertedWhileAWriteIsBetweenItsKeyDirectoryAndCacheChangesSeesItInFlight()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+
+        Assert.True(cache.OpenWrites());
+        Assert.NotNull(cache.TryAddPending(key, "old"u8));
+        Assert.True(cache.WriteInFlight);                     // so the store's fill removes it instead of publishing it
+        cache.CloseWrites();
+        Assert.False(cache.WriteInFlight);
+    }
+
+    [Fact]
+    public void OpeningAWriteLeavesAPublishedValueCachedUntilTheWriteChangesIt()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+        TailDb.Caching.ValueCache.Publish(cache.TryAddPending(key, "old"u8)!);
+        long size = cache.SizeBytes;
+
+        cache.OpenWrite(key);
+
+        Assert.True(cache.TryGet(key, out byte[]? hit));      // still the key's value until the key directory moves
+        Assert.Equal("old"u8.ToArray(), Copy(hit));
+        Assert.Equal(size, cache.SizeBytes);
+        cache.CloseWrites();
+    }
+
     [Fact]
     public void AnUpdateDropsAPendingFillInsteadOfOverwritingIt()
     {
