@@ -180,13 +180,14 @@ public sealed partial class TailDbStore
                 break;
             }
 
-            // From the run's key directory changes to its cache changes, no fill may be published
-            // (ValueCache.OpenWrite): one open and one fence for the run, each key's pending fill dropped.
+            // From the run's key directory changes to its cache changes, no fill may be published and
+            // no hit may copy a value they supersede (ValueCache.OpenWrite): one open and one fence for
+            // the run, then each key's slot marked.
             if (_cache.OpenWrites())
             {
                 for (int k = i; k < j; k++)
                 {
-                    _cache.DropPendingAfterFence(puts[k].Key.Span);
+                    _cache.MarkAfterFence(puts[k].Key.Span);
                 }
             }
 

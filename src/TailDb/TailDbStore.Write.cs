@@ -132,7 +132,8 @@ public sealed partial class TailDbStore
 
                 RecordLocation location = _writer.AppendLocked(record.AsSpan(0, size), key.Length, tombstone ? 0 : value.Length);
                 RecordLocation previous;
-                // From the key directory's change to the cache's, no fill may be published (ValueCache.OpenWrite).
+                // From the key directory's change to the cache's, no fill may be published and no hit
+                // may copy the value it supersedes (ValueCache.OpenWrite).
                 _cache.OpenWrite(key);
                 try
                 {

@@ -35,13 +35,15 @@ namespace TailDb.Caching;
 /// </para>
 /// <para>
 /// A write brackets its key directory change and its cache change with <see cref="OpenWrite"/>
-/// and <see cref="CloseWrites"/>. Between the two the key directory already names the new value
-/// while the cache may still hold the old one, and a fill that checked the key directory just
-/// before the change must not be published then: a reader that missed meanwhile and read the
-/// new value from the log would hit the older one next (ConcurrencyTests: "writer 1's version
-/// went back from 19664 (Miss) to 19637 (Hit)" once a pause in that window made it frequent).
-/// So opening a write drops the key's pending fill, and a fill that sees a write open
-/// (<see cref="WriteInFlight"/>) is not published.
+/// and <see cref="CloseWrites"/>. Between the two the key directory already names the new value,
+/// so from the open no hit may copy the key's older cached value: a reader that read the new
+/// value from the log meanwhile (it missed: the slot was a fill still pending when it looked)
+/// would hit the older one next (ConcurrencyTests, about once in 300 runs: "writer 1's version
+/// went back from 6260 (Miss) to 6237 (Hit)", frequent once a pause sat in that window). So the
+/// open makes the key's slot's version odd, as an in-place write does, and a copy of it reads the
+/// log instead (<see cref="TryCopy"/>); and a fill that sees a write open
+/// (<see cref="WriteInFlight"/>) is not published. The write's own cache change then replaces,
+/// drops or rewrites that slot.
 /// </para>
 /// <para>
 /// With the store's upkeep in the background (<see cref="UpkeepMode.Background"/>, the default)
@@ -294,21 +296,22 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     /// <summary>
     /// Under the writer lock, before the write changes <paramref name="key"/>'s key directory entry:
-    /// opens the write (<see cref="WriteInFlight"/>) and drops the key's pending fill, which may
-    /// have checked the key directory already. A fill inserted later sees the write open: its
-    /// insert and this open are each followed by a full fence before the other's read.
+    /// opens the write (<see cref="WriteInFlight"/>) and marks the key's slot, published or a fill
+    /// still pending, as being written (an odd version), so no hit copies it from now on. A fill
+    /// inserted later sees the write open: its insert and this open are each followed by a full
+    /// fence before the other's read.
     /// </summary>
     public void OpenWrite(ReadOnlySpan<byte> key)
     {
         if (OpenWrites())
         {
-            DropPendingAfterFence(key);
+            MarkAfterFence(key);
         }
     }
 
     /// <summary>
-    /// <see cref="OpenWrite"/> for a batch's run: opens once (one fence); the caller then drops
-    /// each key's pending fill with <see cref="DropPendingAfterFence"/>. False when the cache is disabled.
+    /// <see cref="OpenWrite"/> for a batch's run: opens once (one fence); the caller then marks
+    /// each key's slot with <see cref="MarkAfterFence"/>. False when the cache is disabled.
     /// </summary>
     public bool OpenWrites()
     {
@@ -318,19 +321,18 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         }
 
         Volatile.Write(ref _writes, _writes + 1);
-        // The open is visible before the pending fills are looked up (store-load order).
+        // The open is visible before the slot is looked up (store-load order).
         Interlocked.MemoryBarrier();
         return true;
     }
 
-    /// <summary>Removes <paramref name="key"/>'s slot if it is a pending fill (after <see cref="OpenWrites"/>).</summary>
-    public void DropPendingAfterFence(ReadOnlySpan<byte> key)
+    /// <summary>Marks <paramref name="key"/>'s slot as being written (after <see cref="OpenWrites"/>); the write's cache change ends the mark.</summary>
+    public void MarkAfterFence(ReadOnlySpan<byte> key)
     {
-        if (_lookup.TryGetValue(key, out byte[]? storedKey, out byte[]? slot)
-            && Volatile.Read(ref MemoryMarshal.GetArrayDataReference(slot)) == Pending
-            && _map.TryRemove(new KeyValuePair<byte[], byte[]>(storedKey, slot)))
+        if (_lookup.TryGetValue(key, out byte[]? slot))
         {
-            Interlocked.Add(ref _bytes, -Cost(storedKey.Length, slot.Length));
+            ref int version = ref Version(slot);
+            Volatile.Write(ref version, version | 1);
         }
     }
 
@@ -385,14 +387,15 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             return;
         }
 
-        // Writers hold the writer lock, so only one moves a version at a time. Odd first, and
-        // visible before any byte of the value changes; even again only after the last byte.
+        // Writers hold the writer lock, so only one moves a version at a time. Odd first (already,
+        // if OpenWrite marked it), and visible before any byte of the value changes; even again
+        // only after the last byte.
         ref int version = ref Version(slot);
-        int at = version;
-        Volatile.Write(ref version, at + 1);
+        int odd = version | 1;
+        Volatile.Write(ref version, odd);
         Volatile.WriteBarrier();
         value.CopyTo(slot.AsSpan(Header));
-        Volatile.Write(ref version, at + 2);
+        Volatile.Write(ref version, odd + 1);
     }
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>
