@@ -180,15 +180,33 @@ public sealed partial class TailDbStore
                 break;
             }
 
-            for (int k = i; k < j; k++)
+            // From the run's key directory changes to its cache changes, no fill may be published and
+            // no hit may copy a value they supersede (ValueCache.OpenWrite): one open and one fence for
+            // the run, then each key's slot marked.
+            if (_cache.OpenWrites())
             {
-                int recordStart = k == 0 ? 0 : ends[k - 1];
-                var location = new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length);
-                _keyDir.Set(puts[k].Key.Span, hashes[k], location, out RecordLocation previous);
-                _writer.Segments.Supersede(previous);
+                for (int k = i; k < j; k++)
+                {
+                    _cache.MarkAfterFence(puts[k].Key.Span);
+                }
             }
 
-            UpdateCacheRun(puts[i..j], slots.AsSpan(i, j - i));
+            try
+            {
+                for (int k = i; k < j; k++)
+                {
+                    int recordStart = k == 0 ? 0 : ends[k - 1];
+                    var location = new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length);
+                    _keyDir.Set(puts[k].Key.Span, hashes[k], location, out RecordLocation previous);
+                    _writer.Segments.Supersede(previous);
+                }
+
+                UpdateCacheRun(puts[i..j], slots.AsSpan(i, j - i));
+            }
+            finally
+            {
+                _cache.CloseWrites();
+            }
 
             written += ends[j - 1] - start;
             i = j;

@@ -295,8 +295,10 @@ public sealed partial class TailDbStore
             if (slot is not null)
             {
                 // A Put or Delete may have moved the key while we read: publish only a value the
-                // key still points at (a writer that moves it later replaces or removes the slot).
-                if (!_keyDir.TryGet(key, out RecordLocation now) || now != location)
+                // key still points at (a writer that moves it later replaces or removes the slot),
+                // and none while a write is between its key directory and cache changes (a reader
+                // may have read the new value from the log already; ValueCache.OpenWrite).
+                if (_cache.WriteInFlight || !_keyDir.TryGet(key, out RecordLocation now) || now != location)
                 {
                     _cache.Remove(key, slot);
                 }

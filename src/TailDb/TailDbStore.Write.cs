@@ -132,16 +132,26 @@ public sealed partial class TailDbStore
 
                 RecordLocation location = _writer.AppendLocked(record.AsSpan(0, size), key.Length, tombstone ? 0 : value.Length);
                 RecordLocation previous;
-                if (tombstone)
+                // From the key directory's change to the cache's, no fill may be published and no hit
+                // may copy the value it supersedes (ValueCache.OpenWrite).
+                _cache.OpenWrite(key);
+                try
                 {
-                    _keyDir.Remove(key, out previous);
-                    _cache.Remove(key);
-                    _writer.Active.AddDead(size);
+                    if (tombstone)
+                    {
+                        _keyDir.Remove(key, out previous);
+                        _cache.Remove(key);
+                        _writer.Active.AddDead(size);
+                    }
+                    else
+                    {
+                        _keyDir.Set(key, hash, location, out previous);
+                        UpdateCache(key, value, cached);
+                    }
                 }
-                else
+                finally
                 {
-                    _keyDir.Set(key, hash, location, out previous);
-                    UpdateCache(key, value, cached);
+                    _cache.CloseWrites();
                 }
 
                 _writer.Segments.Supersede(previous);

@@ -71,7 +71,8 @@ public sealed class ConcurrencyTests(ITestOutputHelper output) : IDisposable
                     if (version < lastSeen[k, w])
                     {
                         // Say where each read came from (a cache hit or the log) and what the key reads now:
-                        // this failed twice in 2026-11 and never again in 300 runs, so the message is the evidence.
+                        // this failed about once in 300 runs in 2026-11. A miss of the new value then a hit of an
+                        // older one was a fill published just before a write's window (ValueCache.OpenWrite).
                         string now = store.TryGet($"key{k}", out byte[]? current) is ReadStatus.Hit or ReadStatus.Miss ? "writer|version " + string.Join('|', Encoding.UTF8.GetString(current!).Split('|')[1..3]) : "nothing";
                         Assert.Fail($"key{k}: writer {w}'s version went back from {lastSeen[k, w]} ({lastStatus[k, w]}) to {version} ({status}); read again now: {now}");
                     }

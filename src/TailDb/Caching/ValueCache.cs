@@ -34,6 +34,18 @@ namespace TailDb.Caching;
 /// by the soak test: "k77 reads version 653, the model allows 654..654").
 /// </para>
 /// <para>
+/// A write brackets its key directory change and its cache change with <see cref="OpenWrite"/>
+/// and <see cref="CloseWrites"/>. Between the two the key directory already names the new value,
+/// so from the open no hit may copy the key's older cached value: a reader that read the new
+/// value from the log meanwhile (it missed: the slot was a fill still pending when it looked)
+/// would hit the older one next (ConcurrencyTests, about once in 300 runs: "writer 1's version
+/// went back from 6260 (Miss) to 6237 (Hit)", frequent once a pause sat in that window). So the
+/// open makes the key's slot's version odd, as an in-place write does, and a copy of it reads the
+/// log instead (<see cref="TryCopy"/>); and a fill that sees a write open
+/// (<see cref="WriteInFlight"/>) is not published. The write's own cache change then replaces,
+/// drops or rewrites that slot.
+/// </para>
+/// <para>
 /// With the store's upkeep in the background (<see cref="UpkeepMode.Background"/>, the default)
 /// eviction never runs on a request (<see cref="UpkeepMode.OnRequest"/>, the load test's
 /// --upkeep on-request, runs the pass on the request that crossed the bound instead, to show what
@@ -82,6 +94,10 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     private readonly TailDbTelemetry _telemetry;
     private IEnumerator<KeyValuePair<byte[], byte[]>>? _hand;
     private long _bytes;
+
+    // Odd while a write is between its key directory change and its cache change (OpenWrite to
+    // CloseWrites); written only under the store's writer lock.
+    private int _writes;
 
     public ValueCache(long capacityBytes, int expectedKeys, TailDbTelemetry telemetry, UpkeepMode upkeep = UpkeepMode.Background)
     {
@@ -250,8 +266,9 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     /// <summary>
     /// Fill after a disk read; never replaces a newer value a Put already cached. Returns the slot
-    /// added <see cref="Pending"/> (hits do not see it), or null: the caller checks the key still
-    /// points where it read, then calls <see cref="Publish"/> or <see cref="Remove(ReadOnlySpan{byte}, byte[])"/>.
+    /// added <see cref="Pending"/> (hits do not see it), or null: the caller checks that no write is
+    /// in flight (<see cref="WriteInFlight"/>) and that the key still points where it read, then
+    /// calls <see cref="Publish"/> or <see cref="Remove(ReadOnlySpan{byte}, byte[])"/>.
     /// The key is copied (the key directory has no array to share): a fill allocates the slot and the key.
     /// </summary>
     public byte[]? TryAddPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
@@ -270,11 +287,69 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         }
 
         Interlocked.Add(ref _bytes, cost);
-        // The caller's key-directory check must not be read before the insert is visible to a
-        // writer (store-load order; ConcurrentDictionary's remove may skip its lock on an empty stripe).
+        // The caller's reads of WriteInFlight and the key directory must not come before the insert
+        // is visible to a writer (store-load order; ConcurrentDictionary's remove may skip its lock
+        // on an empty stripe).
         Interlocked.MemoryBarrier();
         return slot;
     }
+
+    /// <summary>
+    /// Under the writer lock, before the write changes <paramref name="key"/>'s key directory entry:
+    /// opens the write (<see cref="WriteInFlight"/>) and marks the key's slot, published or a fill
+    /// still pending, as being written (an odd version), so no hit copies it from now on. A fill
+    /// inserted later sees the write open: its insert and this open are each followed by a full
+    /// fence before the other's read.
+    /// </summary>
+    public void OpenWrite(ReadOnlySpan<byte> key)
+    {
+        if (OpenWrites())
+        {
+            MarkAfterFence(key);
+        }
+    }
+
+    /// <summary>
+    /// <see cref="OpenWrite"/> for a batch's run: opens once (one fence); the caller then marks
+    /// each key's slot with <see cref="MarkAfterFence"/>. False when the cache is disabled.
+    /// </summary>
+    public bool OpenWrites()
+    {
+        if (!Enabled)
+        {
+            return false;
+        }
+
+        Volatile.Write(ref _writes, _writes + 1);
+        // The open is visible before the slot is looked up (store-load order).
+        Interlocked.MemoryBarrier();
+        return true;
+    }
+
+    /// <summary>Marks <paramref name="key"/>'s slot as being written (after <see cref="OpenWrites"/>); the write's cache change ends the mark.</summary>
+    public void MarkAfterFence(ReadOnlySpan<byte> key)
+    {
+        if (_lookup.TryGetValue(key, out byte[]? slot))
+        {
+            ref int version = ref Version(slot);
+            Volatile.Write(ref version, version | 1);
+        }
+    }
+
+    /// <summary>Closes the write opened by <see cref="OpenWrite"/> or <see cref="OpenWrites"/>, after its cache change.</summary>
+    public void CloseWrites()
+    {
+        if (Enabled)
+        {
+            Volatile.Write(ref _writes, _writes + 1);
+        }
+    }
+
+    /// <summary>
+    /// Whether a write is between its key directory change and its cache change: a fill reads it
+    /// after its insert's fence and is not published while it is (see the class comment).
+    /// </summary>
+    public bool WriteInFlight => (Volatile.Read(ref _writes) & 1) != 0;
 
     /// <summary>Makes a checked fill visible to hits (a no-op in effect if a Put replaced or removed it meanwhile).</summary>
     public static void Publish(byte[] slot) => Volatile.Write(ref slot[0], 0);
@@ -312,14 +387,15 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             return;
         }
 
-        // Writers hold the writer lock, so only one moves a version at a time. Odd first, and
-        // visible before any byte of the value changes; even again only after the last byte.
+        // Writers hold the writer lock, so only one moves a version at a time. Odd first (already,
+        // if OpenWrite marked it), and visible before any byte of the value changes; even again
+        // only after the last byte.
         ref int version = ref Version(slot);
-        int at = version;
-        Volatile.Write(ref version, at + 1);
+        int odd = version | 1;
+        Volatile.Write(ref version, odd);
         Volatile.WriteBarrier();
         value.CopyTo(slot.AsSpan(Header));
-        Volatile.Write(ref version, at + 2);
+        Volatile.Write(ref version, odd + 1);
     }
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>

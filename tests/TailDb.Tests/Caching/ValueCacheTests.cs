@@ -137,6 +137,73 @@ public sealed class ValueCacheTests : IDisposable
         Assert.Null(cache.TryAddPending(key, "older"u8));
     }
 
+    // ConcurrencyTests failed about once in 300 runs ("writer 1's version went back from 6260
+    // (Miss) to 6237 (Hit)", frequent once a pause sat between a Put's key directory change and its
+    // cache change): a reader missed (the key's fill was still pending when it looked), read the
+    // Put's new value from the log, then hit the older value the fill published before the Put's
+    // cache change replaced it.
+    [Fact]
+    public void OnceAWriteHasBegunNoHitCopiesTheValueItSupersedes()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+        TailDb.Caching.ValueCache.Publish(cache.TryAddPending(key, "old"u8)!);
+        Assert.True(cache.TryGet(key, out byte[]? before) && TailDb.Caching.ValueCache.TryCopy(before, new byte[3]));
+
+        cache.OpenWrite(key); // a Put, before it points the key directory at "new"
+
+        Assert.True(cache.TryGet(key, out byte[]? during));
+        Assert.False(TailDb.Caching.ValueCache.TryCopy(during, new byte[3])); // the hit reads the log instead
+        cache.Set(key, TailDb.Caching.ValueCache.CreateSlot("new"u8));
+        cache.CloseWrites();
+        Assert.True(cache.TryGet(key, out byte[]? after));
+        Assert.Equal("new"u8.ToArray(), Copy(after));
+    }
+
+    [Fact]
+    public void AFillCheckedBeforeAWriteBeganIsNeverCopiedIfItsPublishComesLate()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+        byte[] pending = cache.TryAddPending(key, "old"u8)!; // inserted, and the key directory checked: still "old"
+        Assert.False(cache.WriteInFlight);
+
+        cache.OpenWrite(key);
+        TailDb.Caching.ValueCache.Publish(pending);           // the filler, late
+
+        Assert.False(cache.TryGet(key, out byte[]? hit) && TailDb.Caching.ValueCache.TryCopy(hit, new byte[3]));
+    }
+
+    [Fact]
+    public void AFillInsertedWhileAWriteIsOpenSeesTheWriteInFlight()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+
+        Assert.True(cache.OpenWrites());
+        Assert.NotNull(cache.TryAddPending(key, "old"u8));
+        Assert.True(cache.WriteInFlight);                     // so the store's fill removes it instead of publishing it
+        cache.CloseWrites();
+        Assert.False(cache.WriteInFlight);
+    }
+
+    [Fact]
+    public void AnUpdateInPlaceEndsTheMarkItsWriteOpenedWith()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] key = "k"u8.ToArray();
+        byte[] slot = cache.TryAddPending(key, "old"u8)!;
+        TailDb.Caching.ValueCache.Publish(slot);
+
+        cache.OpenWrite(key);
+        cache.Update(key, "new"u8);
+        cache.CloseWrites();
+
+        Assert.True(cache.TryGet(key, out byte[]? hit));
+        Assert.Same(slot, hit);
+        Assert.Equal("new"u8.ToArray(), Copy(hit));
+    }
+
     [Fact]
     public void AnUpdateDropsAPendingFillInsteadOfOverwritingIt()
     {
