@@ -1,6 +1,5 @@
 using System.Buffers;
 using System.Buffers.Binary;
-using System.Runtime.ExceptionServices;
 
 namespace TailDb.Storage;
 
@@ -15,22 +14,6 @@ internal delegate void HintEntryHandler(ReadOnlySpan<byte> key, int hash, long o
 internal interface IHintEntrySink
 {
     void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength);
-}
-
-/// <summary>
-/// Receives hint entries in two stages, so a load can run on two threads: <see cref="Stage"/> on
-/// the thread that reads and checks the file, <see cref="Finish"/> on the caller's, each called
-/// in file order by one thread at a time, <see cref="Finish"/> with what <see cref="Stage"/>
-/// returned for the same entry. A sink is passed by value: it holds references, so copies share
-/// what they fill.
-/// </summary>
-internal interface IStagedHintSink
-{
-    /// <summary>The first half of taking an entry; <paramref name="key"/> is valid only during the call.</summary>
-    long Stage(ReadOnlySpan<byte> key, int hash, long offset, int valueLength);
-
-    /// <summary>The second half, given what <see cref="Stage"/> returned.</summary>
-    void Finish(long staged);
 }
 
 /// <summary>
@@ -245,6 +228,16 @@ internal static class HintFile
         }
 
         var sink = new DelegateSink(apply);
+        return TryLoadOnce(hint, header, segmentLength, seed, ref sink);
+    }
+
+    /// <summary>
+    /// <see cref="TryLoadOnce(IStorageFile, long, ulong, HintEntryHandler)"/> for a header already
+    /// read (<see cref="TryReadHeader"/>), so the caller could adopt its seed first.
+    /// </summary>
+    public static bool TryLoadOnce<TSink>(IStorageFile hint, HintHeader header, long segmentLength, ulong seed, ref TSink sink)
+        where TSink : struct, IHintEntrySink
+    {
         byte[] buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
         try
         {
@@ -256,305 +249,74 @@ internal static class HintFile
         }
     }
 
-    /// <summary>
-    /// <see cref="TryLoadOnce(IStorageFile, long, ulong, HintEntryHandler)"/> for a header already
-    /// read (<see cref="TryReadHeader"/>), so the caller could adopt its seed first, into a sink
-    /// taking entries in two stages. A file spanning more than one read, on a machine with a
-    /// second core, is read and checked and each entry staged on a second thread while the
-    /// caller's finishes the entries already staged (<see cref="ReadAhead"/>): at a reopen the two
-    /// halves cost about the same (reading, CRCs and the key directory's arena; its slot table).
-    /// </summary>
-    public static bool TryLoadOnce<TSink>(IStorageFile hint, HintHeader header, long segmentLength, ulong seed, TSink sink)
-        where TSink : struct, IStagedHintSink
-    {
-        var layout = new Layout(header, segmentLength, seed);
-        byte[] buffer = ArrayPool<byte>.Shared.Rent(ChunkBytes);
-        try
-        {
-            if (Environment.ProcessorCount > 1 && hint.Length - layout.FirstEntry > ChunkBytes)
-            {
-                return ReadAhead.Walk(hint, layout, buffer, sink);
-            }
-
-            var unstaged = new Unstaged<TSink>(sink);
-            return Walk(hint, header, segmentLength, seed, buffer, ref unstaged, verify: true, out _);
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
-    }
-
-    /// <summary>
-    /// One pass over the entries on the caller's thread: checks bounds always, each CRC if
-    /// <paramref name="verify"/>, and hands each entry to <paramref name="sink"/>. Each read is
-    /// checked whole before any of its entries is handed over.
-    /// </summary>
+    /// <summary>One pass over the entries: checks bounds always, each CRC if <paramref name="verify"/>, and hands each entry to <paramref name="sink"/>.</summary>
     private static bool Walk<TSink>(IStorageFile hint, HintHeader header, long segmentLength, ulong seed, byte[] buffer, ref TSink sink, bool verify, out int entries)
         where TSink : struct, IHintEntrySink
     {
-        var layout = new Layout(header, segmentLength, seed);
+        bool v2 = header.CarriesHashes;
+        bool storedHashes = v2 && header.Seed == seed;
+        int entryHeaderSize = v2 ? EntryHeaderSizeV2 : EntryHeaderSizeV1;
+        int offsetAt = v2 ? 16 : 12;
         long length = hint.Length;
-        long position = layout.FirstEntry;
         entries = 0;
+        long position = v2 ? HeaderSizeV2 : HeaderSizeV1;
         while (position < length)
         {
             int count = hint.Read(buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - position)), position);
-            int whole = count <= 0 ? 0 : Take(buffer.AsSpan(0, count), layout, verify, ref entries, ref sink);
-            if (whole <= 0)
+            if (count <= 0)
             {
-                return false; // damaged, or not even one entry fits in what is left of the file: cut short
+                return false;
             }
 
-            position += whole;
-        }
-
-        return layout.CountMatches(entries);
-    }
-
-    /// <summary>
-    /// Takes the whole entries at the start of <paramref name="chunk"/> (an entry straddling its
-    /// end is left for the next read, which starts at it): checks each one's bounds, and its CRC
-    /// if asked, then hands it to <paramref name="sink"/>. Returns the bytes of whole entries, or
-    /// -1 at the first damaged one, the entries before it handed over.
-    /// </summary>
-    private static int Take<TSink>(ReadOnlySpan<byte> chunk, in Layout layout, bool verify, ref int entries, ref TSink sink)
-        where TSink : struct, IHintEntrySink, allows ref struct
-    {
-        int p = 0;
-        while (chunk.Length - p >= layout.EntryHeaderSize)
-        {
-            uint keyLength = BinaryPrimitives.ReadUInt32LittleEndian(chunk[(p + 4)..]);
-            if (keyLength is 0 or > RecordFormat.MaxKeyBytes)
+            ReadOnlySpan<byte> chunk = buffer.AsSpan(0, count);
+            int p = 0;
+            while (chunk.Length - p >= entryHeaderSize)
             {
-                return -1;
-            }
+                uint keyLength = BinaryPrimitives.ReadUInt32LittleEndian(chunk[(p + 4)..]);
+                if (keyLength is 0 or > RecordFormat.MaxKeyBytes)
+                {
+                    return false;
+                }
 
-            int size = layout.EntryHeaderSize + (int)keyLength;
-            if (chunk.Length - p < size)
-            {
-                break;
-            }
+                int size = entryHeaderSize + (int)keyLength;
+                if (chunk.Length - p < size)
+                {
+                    break; // Straddles the chunk's end: the next read starts at this entry.
+                }
 
-            ReadOnlySpan<byte> entry = chunk.Slice(p, size);
-            uint valueLength = BinaryPrimitives.ReadUInt32LittleEndian(entry[8..]);
-            long offset = BinaryPrimitives.ReadInt64LittleEndian(entry[layout.OffsetAt..]);
-            if (valueLength > int.MaxValue || offset < RecordFormat.FileHeaderSize
-                || offset > layout.SegmentLength - RecordFormat.RecordSize((int)keyLength, 0) - valueLength)
-            {
-                return -1;
-            }
+                ReadOnlySpan<byte> entry = chunk.Slice(p, size);
+                uint valueLength = BinaryPrimitives.ReadUInt32LittleEndian(entry[8..]);
+                long offset = BinaryPrimitives.ReadInt64LittleEndian(entry[offsetAt..]);
+                if (valueLength > int.MaxValue || offset < RecordFormat.FileHeaderSize
+                    || offset > segmentLength - RecordFormat.RecordSize((int)keyLength, 0) - valueLength)
+                {
+                    return false;
+                }
 
-            if (verify && BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
-            {
-                return -1;
-            }
+                if (verify && BinaryPrimitives.ReadUInt32LittleEndian(entry) != Crc32C.Compute(entry[4..]))
+                {
+                    return false;
+                }
 
-            if (typeof(TSink) != typeof(NoSink))
-            {
-                ReadOnlySpan<byte> key = entry[layout.EntryHeaderSize..];
-                int hash = layout.StoredHashes ? BinaryPrimitives.ReadInt32LittleEndian(entry[12..]) : KeyHasher.Hash(key, layout.Seed);
+                ReadOnlySpan<byte> key = entry[entryHeaderSize..];
+                int hash = storedHashes ? BinaryPrimitives.ReadInt32LittleEndian(entry[12..])
+                    : typeof(TSink) == typeof(NoSink) ? 0 : KeyHasher.Hash(key, seed);
                 sink.Entry(key, hash, offset, (int)valueLength);
+
+                p += size;
+                entries++;
             }
 
-            p += size;
-            entries++;
+            if (p == 0)
+            {
+                return false; // Not even one entry fits in what is left of the file: cut short.
+            }
+
+            position += p;
         }
 
-        return p;
-    }
-
-    /// <summary>Where a file's entries start and what their fields are, from its header.</summary>
-    private readonly struct Layout(HintHeader header, long segmentLength, ulong seed)
-    {
-        public readonly long FirstEntry = header.CarriesHashes ? HeaderSizeV2 : HeaderSizeV1;
-        public readonly int EntryHeaderSize = header.CarriesHashes ? EntryHeaderSizeV2 : EntryHeaderSizeV1;
-        public readonly int OffsetAt = header.CarriesHashes ? 16 : 12;
-        public readonly long SegmentLength = segmentLength;
-        public readonly ulong Seed = seed;
-
-        /// <summary>Whether an entry's stored hash is the one asked for (else each key is hashed under <see cref="Seed"/>).</summary>
-        public readonly bool StoredHashes = header.CarriesHashes && header.Seed == seed;
-
-        private readonly int _count = header.CarriesHashes ? header.Count : -1;
-
-        /// <summary>A version 2 header says how many entries follow; a file holding another number is damaged.</summary>
-        public bool CountMatches(int entries) => _count < 0 || entries == _count;
-    }
-
-    /// <summary>
-    /// <see cref="TryLoadOnce{TSink}"/> on two threads: a reader thread reads each chunk into one
-    /// of three buffers, checks its bounds (<see cref="Take"/> without CRCs) and stages its
-    /// entries; the caller's thread checks the chunk's CRCs, then finishes its entries, chunk by
-    /// chunk in file order (the CRCs are on the caller's side because that balances the two: at a
-    /// 1M-key reopen, reading, parsing and the arena against CRCs and the slot table). At the first
-    /// damage the walk returns false having finished only the chunks before it, as the one-thread
-    /// walk does; entries of the damaged chunk may have been staged, which is why a staged sink's
-    /// caller must be able to drop them (a bulk load abandons). Whatever ends the walk (the end,
-    /// damage, an exception on either thread), the reader has exited and no buffer is in use when
-    /// it returns.
-    /// </summary>
-    private sealed class ReadAhead<TSink> : IDisposable
-        where TSink : struct, IStagedHintSink
-    {
-        private const int Depth = 3;
-
-        private readonly IStorageFile _hint;
-        private readonly Layout _layout;
-        private readonly TSink _sink;
-        private readonly byte[][] _buffers = new byte[Depth][];
-        private readonly long[][] _staged = new long[Depth][];
-        private readonly int[] _whole = new int[Depth];
-        private readonly int[] _counts = new int[Depth];
-        private readonly SemaphoreSlim _free = new(Depth);
-        private readonly SemaphoreSlim _filled = new(0);
-        private readonly Thread _reader;
-        private int _produced;
-        private int _entries;
-        private bool _damaged;
-        private bool _stop;
-        private ExceptionDispatchInfo? _failure;
-
-        public ReadAhead(IStorageFile hint, Layout layout, byte[] first, TSink sink)
-        {
-            _hint = hint;
-            _layout = layout;
-            _sink = sink;
-            _buffers[0] = first;
-            for (int i = 1; i < Depth; i++)
-            {
-                _buffers[i] = ArrayPool<byte>.Shared.Rent(first.Length);
-            }
-
-            // A read holds at most this many entries (each is at least a header and a 1-byte key).
-            int most = (first.Length / (layout.EntryHeaderSize + 1)) + 1;
-            for (int i = 0; i < Depth; i++)
-            {
-                _staged[i] = ArrayPool<long>.Shared.Rent(most);
-            }
-
-            _reader = new Thread(Read) { IsBackground = true, Name = "taildb-hint-read" };
-            _reader.Start();
-        }
-
-        public bool Walk()
-        {
-            for (int consumed = 0; ; consumed++)
-            {
-                _filled.Wait();
-                if (consumed == Volatile.Read(ref _produced))
-                {
-                    // The reader's last release: it has ended, and wrote how before releasing.
-                    _failure?.Throw();
-                    return !_damaged && _layout.CountMatches(_entries);
-                }
-
-                int slot = consumed % Depth;
-                int entries = 0;
-                var crcsOnly = default(NoSink);
-                if (Take(_buffers[slot].AsSpan(0, _whole[slot]), _layout, verify: true, ref entries, ref crcsOnly) != _whole[slot])
-                {
-                    return false; // a CRC failed: some of this read was staged, none of it is finished
-                }
-
-                foreach (long staged in _staged[slot].AsSpan(0, _counts[slot]))
-                {
-                    _sink.Finish(staged);
-                }
-
-                _free.Release();
-            }
-        }
-
-        private void Read()
-        {
-            try
-            {
-                long length = _hint.Length;
-                long position = _layout.FirstEntry;
-                for (int slot = 0; position < length; slot = (slot + 1) % Depth)
-                {
-                    _free.Wait();
-                    if (Volatile.Read(ref _stop))
-                    {
-                        return;
-                    }
-
-                    byte[] buffer = _buffers[slot];
-                    int count = _hint.Read(buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - position)), position);
-                    var stager = new Stager<TSink>(_sink, _staged[slot]);
-                    int whole = count <= 0 ? 0 : Take(buffer.AsSpan(0, count), _layout, verify: false, ref _entries, ref stager);
-                    if (whole <= 0)
-                    {
-                        _damaged = true;
-                        return;
-                    }
-
-                    _whole[slot] = whole;
-                    _counts[slot] = stager.Count;
-                    position += whole;
-                    Volatile.Write(ref _produced, _produced + 1);
-                    _filled.Release();
-                }
-            }
-            catch (Exception e)
-            {
-                _failure = ExceptionDispatchInfo.Capture(e);
-            }
-            finally
-            {
-                _filled.Release(); // the end: the caller finds no new chunk behind this release
-            }
-        }
-
-        public void Dispose()
-        {
-            // The caller may leave early (its sink threw): let a reader waiting for a buffer go.
-            Volatile.Write(ref _stop, true);
-            _free.Release(Depth);
-            _reader.Join();
-            for (int i = 0; i < Depth; i++)
-            {
-                if (i > 0)
-                {
-                    ArrayPool<byte>.Shared.Return(_buffers[i]);
-                }
-
-                ArrayPool<long>.Shared.Return(_staged[i]);
-            }
-
-            _free.Dispose();
-            _filled.Dispose();
-        }
-    }
-
-    /// <summary>Starts a <see cref="ReadAhead{TSink}"/>; a class of its own so the generic type is named once.</summary>
-    private static class ReadAhead
-    {
-        public static bool Walk<TSink>(IStorageFile hint, Layout layout, byte[] buffer, TSink sink)
-            where TSink : struct, IStagedHintSink
-        {
-            using var ahead = new ReadAhead<TSink>(hint, layout, buffer, sink);
-            return ahead.Walk();
-        }
-    }
-
-    /// <summary>Both stages at once, on one thread.</summary>
-    private readonly struct Unstaged<TSink>(TSink sink) : IHintEntrySink
-        where TSink : struct, IStagedHintSink
-    {
-        public void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength) => sink.Finish(sink.Stage(key, hash, offset, valueLength));
-    }
-
-    /// <summary>Stages entries into a span, counting them.</summary>
-    private ref struct Stager<TSink>(TSink sink, Span<long> staged) : IHintEntrySink
-        where TSink : struct, IStagedHintSink
-    {
-        private readonly Span<long> _staged = staged;
-
-        public int Count { get; private set; }
-
-        public void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength) => _staged[Count++] = sink.Stage(key, hash, offset, valueLength);
+        // A version 2 header says how many entries follow; a file holding another number is damaged.
+        return !header.CarriesHashes || entries == header.Count;
     }
 
     /// <summary>Takes nothing: the verifying pass of <see cref="TryLoad"/>.</summary>

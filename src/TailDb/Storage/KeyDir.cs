@@ -506,21 +506,13 @@ internal sealed class KeyDir
         $"A TailDb key directory location holds segment numbers up to {MaxSegmentNumber} and offsets up to {MaxOffset}; " +
         $"segment {location.SegmentNumber}, offset {location.Offset} is beyond that (reopen the store to renumber its segments).");
 
-    /// <summary>
-    /// A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the
-    /// directory as it found it. A key goes in by <see cref="Add(ReadOnlySpan{byte}, int, RecordLocation)"/>,
-    /// or in two stages that may run on two threads (a hint file read ahead): <see cref="Stage"/>
-    /// writes only the arena, <see cref="Place"/> only the slots and counts, each called in key
-    /// order by one thread at a time; the caller joins both before <see cref="Complete"/> or
-    /// <see cref="Abandon"/>.
-    /// </summary>
+    /// <summary>A bulk load in progress (see <see cref="BeginBulkLoad"/>); abandoning it leaves the directory as it found it.</summary>
     internal sealed class BulkLoad
     {
         /// <summary>Slot words are grouped by the top bits of their hash: 2,048 groups, each a run of home slots a few KiB of table wide.</summary>
         private const int GroupBits = 11;
 
         private readonly KeyDir dir;
-        private readonly KeyArena _arena;
         private readonly long _arenaStart;
         private readonly int[] _groupSizes = [];
         private readonly long[]? _direct;
@@ -532,8 +524,7 @@ internal sealed class KeyDir
         public BulkLoad(KeyDir dir, int expectedCount, bool inHashOrder)
         {
             this.dir = dir;
-            _arena = dir._table.Arena;
-            _arenaStart = _arena.End;
+            _arenaStart = dir._table.Arena.End;
             if (inHashOrder)
             {
                 _direct = dir._table.Slots;
@@ -556,43 +547,11 @@ internal sealed class KeyDir
 
         /// <summary>Adds a key whose <see cref="Hash"/> is known (a hint file written under this directory's seed carries it).</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Add(ReadOnlySpan<byte> key, int hash, RecordLocation location) => Place(Stage(key, hash, location));
-
-        /// <summary>The first stage of an add: the key's arena entry. Returns the slot word <see cref="Place"/> takes.</summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public long Stage(ReadOnlySpan<byte> key, int hash, RecordLocation location)
+        public void Add(ReadOnlySpan<byte> key, int hash, RecordLocation location)
         {
-            uint reference = _arena.Append(key, Position(location), Lengths(location));
-            _bytes += KeyArena.EntrySize(key.Length);
-            return ((long)hash << 32) | reference;
-        }
-
-        /// <summary>
-        /// The second stage: a load in hash order places the slot word in the table at once (homes
-        /// ascend, so the slots are written front to back); any other keeps it, counted by group,
-        /// for <see cref="Complete"/>.
-        /// </summary>
-        [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public void Place(long meta)
-        {
-            long[]? slots = _direct;
-            if (slots is not null)
+            if (_direct is not null)
             {
-                if (_count == _limit)
-                {
-                    Overflowed = true; // the table was sized for the count it was promised, and no more
-                    return;
-                }
-
-                int mask = slots.Length - 1;
-                int i = Home((int)(meta >>> 32), slots.Length);
-                while (slots[i] != Empty)
-                {
-                    i = (i + 1) & mask;
-                }
-
-                slots[i] = meta;
-                _count++;
+                AddInPlace(key, hash, location, _direct);
                 return;
             }
 
@@ -601,8 +560,10 @@ internal sealed class KeyDir
                 Array.Resize(ref _metas, _metas.Length * 2);
             }
 
-            _metas[_count++] = meta;
-            _groupSizes[(ulong)meta >> (64 - GroupBits)]++;
+            uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
+            _metas[_count++] = ((long)hash << 32) | reference;
+            _groupSizes[(uint)hash >> (32 - GroupBits)]++;
+            _bytes += KeyArena.EntrySize(key.Length);
         }
 
         /// <summary>
@@ -612,6 +573,28 @@ internal sealed class KeyDir
         /// first-level cache, so placement costs no cache miss per key. Linear probing finds a key
         /// whatever order the keys went in, so the order inside a group does not matter.
         /// </summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        private void AddInPlace(ReadOnlySpan<byte> key, int hash, RecordLocation location, long[] slots)
+        {
+            if (_count == _limit)
+            {
+                Overflowed = true; // the table was sized for the count it was promised, and no more
+                return;
+            }
+
+            uint reference = dir._table.Arena.Append(key, Position(location), Lengths(location));
+            int mask = slots.Length - 1;
+            int i = Home(hash, slots.Length);
+            while (slots[i] != Empty)
+            {
+                i = (i + 1) & mask;
+            }
+
+            slots[i] = ((long)hash << 32) | reference;
+            _count++;
+            _bytes += KeyArena.EntrySize(key.Length);
+        }
+
         public void Complete()
         {
             if (Overflowed)

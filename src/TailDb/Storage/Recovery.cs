@@ -324,7 +324,8 @@ internal sealed class Recovery
         bool inHashOrder = header.CarriesHashes && header.SortedByHash && header.Seed == _keyDir.Seed;
         int expected = header.CarriesHashes ? header.Count : (int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes);
         KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad(expected, inHashOrder);
-        if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, new BulkSink(bulk, segment.Number)) || bulk.Overflowed)
+        var sink = new BulkSink(bulk, segment.Number);
+        if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, ref sink) || bulk.Overflowed)
         {
             bulk.Abandon();
             return false;
@@ -335,13 +336,11 @@ internal sealed class Recovery
         return true;
     }
 
-    /// <summary>Hands hint entries straight to a bulk load, in its two stages (the arena entry; the slot).</summary>
-    private readonly struct BulkSink(KeyDir.BulkLoad bulk, int segmentNumber) : IStagedHintSink
+    /// <summary>Hands hint entries straight to a bulk load.</summary>
+    private readonly struct BulkSink(KeyDir.BulkLoad bulk, int segmentNumber) : IHintEntrySink
     {
-        public long Stage(ReadOnlySpan<byte> key, int hash, long offset, int valueLength) =>
-            bulk.Stage(key, hash, new RecordLocation(segmentNumber, offset, key.Length, valueLength));
-
-        public void Finish(long staged) => bulk.Place(staged);
+        public void Entry(ReadOnlySpan<byte> key, int hash, long offset, int valueLength) =>
+            bulk.Add(key, hash, new RecordLocation(segmentNumber, offset, key.Length, valueLength));
     }
 
     /// <summary>A hint for a directory that already holds keys: verified whole first, then merged key by key.</summary>
