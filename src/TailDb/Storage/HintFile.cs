@@ -8,8 +8,7 @@ internal delegate void HintEntryHandler(ReadOnlySpan<byte> key, int hash, long o
 
 /// <summary>
 /// Receives hint entries as a struct, so the walk is compiled for it and the per-entry call is
-/// inlined (a million entries, no delegate call or closure each); the walk's own adapters
-/// (a delegate, the two stages of <see cref="IStagedHintSink"/>) are such structs.
+/// inlined (the bulk load's path: a million entries, no delegate call or closure each).
 /// </summary>
 internal interface IHintEntrySink
 {
