@@ -17,8 +17,9 @@ var rest = args.Where(a => a != SuiteConfig.QuickFlag).ToArray();
 // A full run parses a trace recorded fresh for it. Recorded here, in the host, once: its child
 // workload runs from this build's output, and every benchmark process then finds it cached. Only
 // when the run includes the analyzer benchmarks: recording it takes ~10 s.
+var config = SuiteConfig.Create(quick);
 TraceFixture.ClearCache();
-if (!quick && !rest.Any(a => a is "--list" or "--help" or "-h" or "-?" or "--info" or "--version") && TraceFixture.NeededBy(rest, SuiteConfig.Create(quick)))
+if (!quick && !rest.Any(a => a is "--list" or "--help" or "-h" or "-?" or "--info" or "--version") && TraceFixture.NeededBy(rest, config))
 {
     Console.WriteLine($"Recording the analyzer benchmarks' trace: {TraceFixture.Ensure(SuiteScale.Full)}");
 }
@@ -31,5 +32,5 @@ if (EtwReaderBenchmarks.Input is null)
     types = types.Where(t => t != typeof(EtwReaderBenchmarks));
 }
 
-var summaries = BenchmarkSwitcher.FromTypes([.. types]).Run(rest, SuiteConfig.Create(quick));
+var summaries = BenchmarkSwitcher.FromTypes([.. types]).Run(rest, config);
 return summaries.Any(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)) ? 1 : 0;

@@ -55,14 +55,15 @@ public static class TraceFixture
         var patterns = new List<string>();
         for (var i = 0; i < args.Count; i++)
         {
-            if (args[i] is "--filter" or "-f")
+            if (args[i] is not ("--filter" or "-f"))
             {
-                for (i++; i < args.Count && !args[i].StartsWith('-'); i++)
-                {
-                    patterns.Add(args[i]);
-                }
+                continue;
+            }
 
-                i--;
+            // A filter's patterns are the arguments after it, up to the next option.
+            while (i + 1 < args.Count && !args[i + 1].StartsWith('-'))
+            {
+                patterns.Add(args[++i]);
             }
         }
 
