@@ -57,6 +57,14 @@ internal sealed class Segment : IDisposable
     /// <summary>Whether the preparer has begun to fill this spare with zeros (under the writer's spare lock; <see cref="SegmentWriter"/>).</summary>
     public bool PrefillStarted { get; set; }
 
+    /// <summary>
+    /// Where the prefilling thread's zeros are being written now (the chunk from here on), or
+    /// <see cref="long.MaxValue"/> when none are. Announced before the thread checks the file is
+    /// still the spare, read by the writer after it took the file (both fenced), so a writer never
+    /// writes where a zero write is in flight (<see cref="SegmentWriter"/>, "Prefilled spares").
+    /// </summary>
+    public long ZeroFillFrontier = long.MaxValue;
+
     public static string FileName(int id, int generation) =>
         string.Create(CultureInfo.InvariantCulture, $"{id:D8}-{generation:D4}{Extension}");
 

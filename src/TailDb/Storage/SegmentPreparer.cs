@@ -12,16 +12,22 @@ internal sealed class SegmentPreparer : IDisposable
 {
     private readonly object _gate = new();
     private readonly Action _work;
+    private readonly CompactionPriority _priority;
     private readonly Thread _thread;
     private bool _requested;
     private bool _stopping;
 
-    public SegmentPreparer(Action work)
+    /// <param name="priority">What the thread lowers itself to before its first run (a writer must never wait for a lowered one).</param>
+    public SegmentPreparer(Action work, string name = "TailDb segment preparer", CompactionPriority priority = CompactionPriority.Normal)
     {
         _work = work;
-        _thread = new Thread(Run) { IsBackground = true, Name = "TailDb segment preparer" };
+        _priority = priority;
+        _thread = new Thread(Run) { IsBackground = true, Name = name };
         _thread.Start();
     }
+
+    /// <summary>The priority the platform applied to the thread (Normal until the thread has started).</summary>
+    public CompactionPriority Applied { get; private set; }
 
     /// <summary>Asks for one more run (runs asked for while one is going collapse into one). A monitor pulse: callable under the writer lock.</summary>
     public void Wake()
@@ -35,6 +41,7 @@ internal sealed class SegmentPreparer : IDisposable
 
     private void Run()
     {
+        Applied = UpkeepThread.LowerCurrentThread(_priority);
         while (true)
         {
             lock (_gate)

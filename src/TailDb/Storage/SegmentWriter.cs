@@ -22,12 +22,19 @@ namespace TailDb.Storage;
 /// </para>
 /// <para>
 /// <b>Prefilled spares.</b> Once a segment is half written (so the store writes enough to rotate
-/// by size), the preparer also fills the spare with zeros to its full size, a chunk at a time,
+/// by size), a thread of its own fills the spare with zeros to its full size, a chunk at a time,
 /// before a rotation takes it, and every spare after it. An append then overwrites page-cache
 /// pages that exist, where it would otherwise allocate, zero and charge a new page and reserve its
 /// block, under the writer lock (docs/store.md, "Prefilled spares"; the server's figures in
-/// docs/server.md). Zeros are never a record, so a crash's full-size file reads as written up to
-/// its zeros (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
+/// docs/server.md). That thread runs at SCHED_IDLE (<see cref="UpkeepThread"/>): it takes a core
+/// only when nothing else wants one, so on a machine whose cores serve requests the zeros cost the
+/// requests nothing. No writer ever waits on a lock it holds (it holds none: a writer waiting on a
+/// starved thread would be a priority inversion). It announces the chunk it is about to write
+/// (<see cref="Segment.ZeroFillFrontier"/>), then checks the file is still the spare; a rotation
+/// takes the spare, then the writer reads the announcement, and waits only if an append would
+/// reach a chunk still being written (it has the whole prefilled part to write first). Zeros are
+/// never a record, so a crash's full-size file reads as written up to its zeros
+/// (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
 /// (<see cref="CompleteSeal(Segment)"/>), the active one at close. With
 /// <see cref="Durability.Fsync"/> each chunk is written back before the next, so a group commit
 /// never flushes zeros, and its fsyncs find the blocks allocated and the file's size unchanged.
@@ -61,6 +68,10 @@ internal sealed class SegmentWriter : IDisposable
     // The segment the last rotation sealed, until an fsync made it durable; set under WriteLock.
     private Segment? _sealing;
     private SegmentPreparer? _preparer;
+
+    // Fills the spare with zeros at SCHED_IDLE (see the class comment); the spare it was handed.
+    private SegmentPreparer? _prefiller;
+    private Segment? _prefillTarget;
     private bool _closed;
 
     // Set under WriteLock when a segment is first half written: from then on spares are prefilled.
@@ -106,10 +117,14 @@ internal sealed class SegmentWriter : IDisposable
     {
         if (_ahead)
         {
+            _prefiller = new SegmentPreparer(PrefillInBackground, "TailDb prefill", CompactionPriority.Idle);
             PrepareInBackground();
             _preparer = new SegmentPreparer(PrepareInBackground);
         }
     }
+
+    /// <summary>The priority the prefilling thread runs at (null without one: read-only or OnRequest upkeep).</summary>
+    internal CompactionPriority? PrefillPriority => _prefiller?.Applied;
 
     /// <summary>A fresh in-process segment number; the key directory packs it in 24 bits, so a process opens at most 16.7M segments.</summary>
     public int NextNumber()
@@ -159,7 +174,7 @@ internal sealed class SegmentWriter : IDisposable
         long offset = _active.Length;
         try
         {
-            _active.File.Write(run, offset);
+            WriteAt(_active, run, offset);
         }
 #pragma warning disable CA1031 // as AppendLocked: a failed write faults the store whatever its type
         catch (Exception e)
@@ -388,6 +403,10 @@ internal sealed class SegmentWriter : IDisposable
             {
                 Segment? next = _spare;
                 _spare = null;
+
+                // Taken before the writer reads the prefill's announcement (WriteAt): the other
+                // half of the prefilling thread's announce-then-check.
+                Interlocked.MemoryBarrier();
                 if (next is null)
                 {
                     slow = true;
@@ -436,7 +455,7 @@ internal sealed class SegmentWriter : IDisposable
     {
         Span<byte> seal = stackalloc byte[RecordFormat.SealSize];
         RecordFormat.WriteSeal(seal, segment.Length);
-        segment.File.Write(seal, segment.Length);
+        WriteAt(segment, seal, segment.Length);
         segment.Length += seal.Length;
     }
 
@@ -461,44 +480,81 @@ internal sealed class SegmentWriter : IDisposable
             spare.PrefillStarted = true;
         }
 
-        Prefill(spare);
+        Volatile.Write(ref _prefillTarget, spare);
+        _prefiller?.Wake();
+    }
+
+    /// <summary>The prefilling thread's run: fills the spare it was handed, if it still is the spare.</summary>
+    private void PrefillInBackground()
+    {
+        if (Interlocked.Exchange(ref _prefillTarget, null) is { } spare)
+        {
+            Prefill(spare);
+        }
     }
 
     /// <summary>
-    /// Fills <paramref name="spare"/> with zeros up to the segment size (see the class comment),
-    /// one chunk per hold of the spare lock: a rotation that takes the spare meanwhile waits for
-    /// at most one chunk's write into the page cache, and the chunk after it is never written (the
-    /// writer owns the file from then on). With Fsync each chunk is written back before the next
-    /// and the file fsynced at the end, so the zeros are on disk before a group commit could flush them.
-    /// A failure (a full disk) only ends the prefill: the writer extends the file as it would have.
+    /// A writer's positional write into a segment that may have been a prefilled spare: first waits
+    /// out a zero write in flight at or before the bytes' end (see the class comment). The
+    /// announcement is read after the rotation's swap, whose lock release and the fence after it
+    /// order it; in the usual case it is <see cref="long.MaxValue"/> and costs one read.
+    /// </summary>
+    private static void WriteAt(Segment segment, ReadOnlySpan<byte> data, long offset)
+    {
+        if (offset + data.Length > Volatile.Read(ref segment.ZeroFillFrontier))
+        {
+            WaitForZeroFill(segment);
+        }
+
+        segment.File.Write(data, offset);
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
+    private static void WaitForZeroFill(Segment segment)
+    {
+        var spin = default(SpinWait);
+        while (Volatile.Read(ref segment.ZeroFillFrontier) != long.MaxValue)
+        {
+            spin.SpinOnce(sleep1Threshold: 20);
+        }
+    }
+
+    /// <summary>
+    /// Fills <paramref name="spare"/> with zeros up to the segment size (see the class comment), a
+    /// chunk at a time, on the prefilling thread. Before each chunk it announces the chunk, then
+    /// checks the file is still the spare (a full fence between, as the rotation has between its
+    /// swap and the writer's first read of the announcement): once a rotation took the file, the
+    /// chunk is not written and the writer owns the file. With Fsync each chunk is written back
+    /// before the next and the file fsynced at the end, so the zeros are on disk before a group
+    /// commit could flush them. A failure (a full disk) only ends the prefill: the writer extends
+    /// the file as it would have.
     /// </summary>
     private void Prefill(Segment spare)
     {
         long end = _segmentMaxBytes;
+        bool whole = false;
         try
         {
-            for (long at = RecordFormat.FileHeaderSize; at < end && !_closing; at += PrefillChunk.Length)
+            for (long at = RecordFormat.FileHeaderSize; ; at += PrefillChunk.Length)
             {
-                int count = (int)Math.Min(PrefillChunk.Length, end - at);
-                lock (_spareLock)
+                if (at >= end)
                 {
-                    if (_spare != spare || _closed)
-                    {
-                        return;
-                    }
-
-                    spare.File.Write(PrefillChunk.AsSpan(0, count), at);
+                    whole = true;
+                    break;
                 }
 
+                Interlocked.Exchange(ref spare.ZeroFillFrontier, at);
+                if (_closing || Volatile.Read(ref _spare) != spare)
+                {
+                    break;
+                }
+
+                int count = (int)Math.Min(PrefillChunk.Length, end - at);
+                spare.File.Write(PrefillChunk.AsSpan(0, count), at);
                 if (_fsync)
                 {
                     spare.File.Writeback(at, count, wait: true);
                 }
-            }
-
-            if (_fsync && !_closing)
-            {
-                spare.File.Flush();
             }
         }
 #pragma warning disable CA1031 // upkeep: a prefill that fails (a full disk) leaves the spare as it would be without one
@@ -506,9 +562,26 @@ internal sealed class SegmentWriter : IDisposable
 #pragma warning restore CA1031
         {
         }
+        finally
+        {
+            Volatile.Write(ref spare.ZeroFillFrontier, long.MaxValue);
+        }
+
+        try
+        {
+            if (whole && _fsync && !_closing && Volatile.Read(ref _spare) == spare)
+            {
+                spare.File.Flush();
+            }
+        }
+#pragma warning disable CA1031 // as above; an fsync a group commit makes anyway
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
     }
 
-    /// <summary>One chunk of a spare's prefill (zeros): 1 MiB, the most a rotation can wait for at the spare lock.</summary>
+    /// <summary>One chunk of a spare's prefill (zeros): 1 MiB, the most a writer can find in flight ahead of it.</summary>
     private static readonly byte[] PrefillChunk = new byte[1 << 20];
 
     /// <summary>Creates an empty segment file with its header; with <paramref name="durable"/> the file and its directory entry are fsynced.</summary>
@@ -551,6 +624,7 @@ internal sealed class SegmentWriter : IDisposable
     {
         _closing = true;
         _preparer?.Dispose();
+        _prefiller?.Dispose();
         if (_sealing is { } pending && !_fault.IsFaulted)
         {
             try

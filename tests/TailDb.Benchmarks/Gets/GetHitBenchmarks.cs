@@ -27,6 +27,7 @@ namespace TailDb.Benchmarks.Gets;
 /// </para>
 /// </summary>
 [BenchmarkCategory(Categories.GetHit)]
+[ProcessCount(3)]
 public class GetHitBenchmarks
 {
     private readonly AlignedBufferWriter _destination = new(SuiteScale.ValueBytes * 2);
