@@ -61,6 +61,9 @@ public sealed partial class TailDbStore : IDisposable
     /// <summary>Segment rotations that did slow work under the writer lock (see <see cref="SegmentWriter"/>); for tests.</summary>
     internal int SlowRotations => _writer.SlowRotations;
 
+    /// <summary>The CPU priority of the thread that prefills spares (null without one); for tests.</summary>
+    internal CompactionPriority? PrefillPriority => _writer.PrefillPriority;
+
     /// <summary>The key directory's hash seed (kept in hint files, adopted by the next open); for tests.</summary>
     internal ulong KeyHashSeed => _keyDir.Seed;
 

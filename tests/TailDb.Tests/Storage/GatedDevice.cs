@@ -3,21 +3,32 @@ using TailDb.Storage;
 namespace TailDb.Tests.Storage;
 
 /// <summary>
-/// The real file device, except that fsyncs of one chosen file block until the test opens the
-/// gate: a slow device made deterministic. The test learns that an fsync is held (and how many
-/// are) from <see cref="WaitUntilHeld"/>, never from a clock.
+/// The real file device, except that fsyncs of one chosen file (or its write at one chosen
+/// offset, <see cref="CloseWrite"/>) block until the test opens the gate: a slow device made
+/// deterministic. The test learns that an fsync or write is held (and how many are) from
+/// <see cref="WaitUntilHeld"/>, never from a clock.
 /// </summary>
 internal sealed class GatedDevice : IStorageDevice, IDisposable
 {
     private readonly ManualResetEventSlim _open = new(initialState: true);
     private readonly object _heldLock = new();
     private string? _gatedName;
+    private long _gatedWriteOffset = -1;
     private int _held;
 
     /// <summary>From now on, fsyncs of the file named <paramref name="fileName"/> wait for <see cref="Open"/>.</summary>
     public void Close(string fileName)
     {
         _gatedName = fileName;
+        _gatedWriteOffset = -1;
+        _open.Reset();
+    }
+
+    /// <summary>From now on, a write to the file named <paramref name="fileName"/> at exactly <paramref name="offset"/> waits for <see cref="Open"/> (fsyncs pass).</summary>
+    public void CloseWrite(string fileName, long offset)
+    {
+        _gatedName = fileName;
+        _gatedWriteOffset = offset;
         _open.Reset();
     }
 
@@ -67,9 +78,9 @@ internal sealed class GatedDevice : IStorageDevice, IDisposable
 
     public void Delete(string path) => FileStorageDevice.Instance.Delete(path);
 
-    private void Pass(string path)
+    private void Pass(string path, long writeOffset = -1)
     {
-        if (_open.IsSet || System.IO.Path.GetFileName(path) != _gatedName)
+        if (_open.IsSet || System.IO.Path.GetFileName(path) != _gatedName || writeOffset != _gatedWriteOffset)
         {
             return;
         }
@@ -98,7 +109,11 @@ internal sealed class GatedDevice : IStorageDevice, IDisposable
         public ValueTask<int> ReadAsync(Memory<byte> buffer, long offset, CancellationToken cancellationToken) =>
             inner.ReadAsync(buffer, offset, cancellationToken);
 
-        public void Write(ReadOnlySpan<byte> data, long offset) => inner.Write(data, offset);
+        public void Write(ReadOnlySpan<byte> data, long offset)
+        {
+            device.Pass(inner.Path, offset);
+            inner.Write(data, offset);
+        }
 
         public void Writeback(long offset, long length, bool wait) => inner.Writeback(offset, length, wait);
 

@@ -79,6 +79,73 @@ public sealed class SegmentPrefillTests : IDisposable
     }
 
     [Fact]
+    public void TheZerosAreWrittenByAThreadThatTakesACoreOnlyWhenNoOneElseWantsIt()
+    {
+        using var store = TailDbStore.Open(Options(_dir.Path));
+        var expected = OperatingSystem.IsLinux() ? CompactionPriority.Idle : OperatingSystem.IsWindows() ? CompactionPriority.Low : CompactionPriority.Normal;
+        Eventually(() => store.PrefillPriority == expected, $"the prefilling thread at {expected} (it is at {store.PrefillPriority})");
+    }
+
+    /// <summary>
+    /// 4 MiB segments of 60,022-byte records: the prefill writes the spare in 1 MiB chunks, and
+    /// its third (at 2 MiB + the header) is held at the device. The rotation takes that spare all
+    /// the same, the writer fills the 34 records below the held chunk without waiting, and only
+    /// the record that reaches the chunk waits for its zeros, then overwrites them: no zero write
+    /// lands on a record (the prefilling thread holds no lock a writer waits on; a starved one
+    /// would stall every write behind it).
+    /// </summary>
+    [Fact]
+    public async Task AWriterTakesASpareWhoseZerosAreStillBeingWrittenAndWaitsOnlyForTheChunkItReaches()
+    {
+        const int big = 60_000;
+        using var device = new GatedDevice();
+        long held = RecordFormat.FileHeaderSize + (2 << 20);
+        device.CloseWrite("00000002-0000.seg", held);
+        using var store = TailDbStore.Open(Options(_dir.Path) with { SegmentMaxBytes = 4 << 20, Device = device });
+
+        // A failed assertion must not leave the prefilling thread held at the gate: the store's
+        // Dispose waits for that thread.
+        try
+        {
+            byte[] ValueOfKey(int k) => Enumerable.Repeat((byte)('a' + (k % 26)), big).ToArray();
+            void PutRange(int from, int to)
+            {
+                for (int k = from; k < to; k++)
+                {
+                    store.Put($"key{k:D3}", ValueOfKey(k));
+                }
+            }
+
+            // 36 records: more than half of segment 1, so the spare (2) is prefilled up to the held chunk.
+            PutRange(0, 36);
+            Assert.True(device.WaitUntilHeld(1), "the prefill never reached its third chunk");
+
+            // Records 36..68 fill segment 1, 69 rotates into the spare, and 69..102 (34 records, to
+            // 2,040,756 bytes) stay below the held chunk: a writer waiting for zeros it had not
+            // reached would not finish them.
+            Task below = Task.Run(() => PutRange(36, 103));
+            Assert.Same(below, await Task.WhenAny(below, Task.Delay(TimeSpan.FromSeconds(30))));
+            Assert.Equal(RecordFormat.FileHeaderSize + (34L * RecordFormat.RecordSize(6, big)), TestDirectory.WrittenBytes(SegmentPath(2)));
+
+            Task crossing = Task.Run(() => PutRange(103, 104));
+            // Held until the gate opens (a writer that did not wait would be done at once, and its
+            // record then overwritten by the zeros: the reads below would fail).
+            Assert.NotSame(crossing, await Task.WhenAny(crossing, Task.Delay(TimeSpan.FromMilliseconds(200))));
+            device.Open();
+            Assert.Same(crossing, await Task.WhenAny(crossing, Task.Delay(TimeSpan.FromSeconds(30))));
+
+            for (int k = 0; k < 104; k++)
+            {
+                Assert.Equal(ValueOfKey(k), store.Get($"key{k:D3}"));
+            }
+        }
+        finally
+        {
+            device.Open();
+        }
+    }
+
+    [Fact]
     public void NoSpareIsPrefilledBeforeASegmentIsHalfWritten()
     {
         using var store = TailDbStore.Open(Options(_dir.Path));
