@@ -6,6 +6,12 @@
 #
 #   bash scripts/server-side-by-side.sh [--n-p1 N] [--n-p16 N] [--pipelines "1 16"] [--out DIR] [--taildb-args "..."]
 #                                       [--loadtest "LOAD TEST ARGS"] [--baseline-dll PATH] [--baseline-args "..."] [--garnet-aof]
+#                                       [--warm-up N]
+#
+# --warm-up N first sends every server, unmeasured, N SETs and N GETs at -P 1 and 4N of each at
+# -P 16, so the table compares servers past their start: a .NET server's first seconds run code
+# the JIT has not optimized yet (TailDb's and Garnet's both). Without it (the default) the first
+# test of each server (SET -P 1) includes that start.
 #
 # --garnet-aof adds two more Garnets with its append-only file on disk, the like-for-like peers of
 # TailDb's log: "garnet-aof" (--aof: every write appended and its commit issued, the reply not
@@ -37,6 +43,7 @@ pipelines="1 16"
 loadtest=""
 baseline_dll=""
 baseline_args=""
+warm_up=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --n-p1) n_p1=$2; shift 2 ;;
@@ -48,6 +55,7 @@ while [ $# -gt 0 ]; do
     --baseline-dll) baseline_dll=$2; shift 2 ;;
     --baseline-args) baseline_args=$2; baseline_args_set=1; shift 2 ;;
     --garnet-aof) garnet_aof=1; shift ;;
+    --warm-up) warm_up=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
@@ -136,6 +144,13 @@ echo "TailDb: $(grep -h -E "GC mode|listening" "$out"/taildb-*.log | tr '\n' ' '
 echo "Garnet: $(redis-cli -h 127.0.0.1 -p "${port[garnet]}" INFO server | tr -d '\r' | grep -E '^(garnet_version|redis_version)' | tr '\n' ' ')"
 echo "redis-server: $(redis-server --version)"
 
+if [ "$warm_up" -gt 0 ]; then
+  for s in "${servers[@]}"; do
+    echo "  $s warm-up: $warm_up SET and GET at -P 1, $((4 * warm_up)) at -P 16 (not measured; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+    redis-benchmark -h 127.0.0.1 -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$warm_up" -P 1 -t set,get -q > /dev/null 2>&1
+    redis-benchmark -h 127.0.0.1 -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$((4 * warm_up))" -P 16 -t set,get -q > /dev/null 2>&1
+  done
+fi
 for p in $pipelines; do
   n=$n_p1; [ "$p" = 16 ] && n=$n_p16
   for t in set get; do
