@@ -58,10 +58,11 @@ internal sealed class Segment : IDisposable
     public bool PrefillStarted { get; set; }
 
     /// <summary>
-    /// Where the prefilling thread's zeros are being written now (the chunk from here on), or
-    /// <see cref="long.MaxValue"/> when none are. Announced before the thread checks the file is
-    /// still the spare, read by the writer after it took the file (both fenced), so a writer never
-    /// writes where a zero write is in flight (<see cref="SegmentWriter"/>, "Prefilled spares").
+    /// The prefilling thread's chunk (<see cref="SegmentWriter"/>, "Prefilled spares"):
+    /// <see cref="long.MaxValue"/> when there is none; its offset when announced and not begun (a
+    /// writer that took the file may take it back); <c>-(offset + 1)</c> while it is being written
+    /// (a writer whose write reaches it waits). Announced before the thread checks the file is
+    /// still the spare, read by the writer after the rotation took the file, both fenced.
     /// </summary>
     public long ZeroFillFrontier = long.MaxValue;
 

@@ -31,8 +31,9 @@ namespace TailDb.Storage;
 /// requests nothing. No writer ever waits on a lock it holds (it holds none: a writer waiting on a
 /// starved thread would be a priority inversion). It announces the chunk it is about to write
 /// (<see cref="Segment.ZeroFillFrontier"/>), then checks the file is still the spare; a rotation
-/// takes the spare, then the writer reads the announcement, and waits only if an append would
-/// reach a chunk still being written (it has the whole prefilled part to write first). Zeros are
+/// takes the spare, then the writer reads the announcement: a chunk announced and not begun it
+/// takes back, and it waits only if an append would reach a chunk being written (it has the whole
+/// prefilled part below to write first). Zeros are
 /// never a record, so a crash's full-size file reads as written up to its zeros
 /// (<see cref="SegmentScanner"/>); a sealed segment is cut back to its seal off the lock
 /// (<see cref="CompleteSeal(Segment)"/>), the active one at close. With
@@ -494,37 +495,65 @@ internal sealed class SegmentWriter : IDisposable
     }
 
     /// <summary>
-    /// A writer's positional write into a segment that may have been a prefilled spare: first waits
-    /// out a zero write in flight at or before the bytes' end (see the class comment). The
-    /// announcement is read after the rotation's swap, whose lock release and the fence after it
-    /// order it; in the usual case it is <see cref="long.MaxValue"/> and costs one read.
+    /// A writer's positional write into a segment that may have been a prefilled spare: first
+    /// settles a zero chunk the prefilling thread announced at or before the bytes' end (see
+    /// <see cref="Segment.ZeroFillFrontier"/>). The announcement is read after the rotation's
+    /// swap and the fence after it; in the usual case it is <see cref="long.MaxValue"/> and this
+    /// costs one read.
     /// </summary>
     private static void WriteAt(Segment segment, ReadOnlySpan<byte> data, long offset)
     {
-        if (offset + data.Length > Volatile.Read(ref segment.ZeroFillFrontier))
+        if (Volatile.Read(ref segment.ZeroFillFrontier) != long.MaxValue)
         {
-            WaitForZeroFill(segment);
+            SettleZeroFill(segment, offset + data.Length);
         }
 
         segment.File.Write(data, offset);
     }
 
+    /// <summary>
+    /// A chunk announced and not begun is taken back (the prefilling thread then writes nothing
+    /// more), so a writer never waits for a thread that has not been given a core; one being
+    /// written that this write would reach is waited out (its copy into the page cache).
+    /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private static void WaitForZeroFill(Segment segment)
+    private static void SettleZeroFill(Segment segment, long end)
     {
         var spin = default(SpinWait);
-        while (Volatile.Read(ref segment.ZeroFillFrontier) != long.MaxValue)
+        while (true)
         {
+            long frontier = Volatile.Read(ref segment.ZeroFillFrontier);
+            if (frontier == long.MaxValue)
+            {
+                return;
+            }
+
+            if (frontier >= 0)
+            {
+                if (end <= frontier || Interlocked.CompareExchange(ref segment.ZeroFillFrontier, long.MaxValue, frontier) == frontier)
+                {
+                    return;
+                }
+
+                continue; // the thread began the chunk meanwhile
+            }
+
+            if (end <= -(frontier + 1))
+            {
+                return;
+            }
+
             spin.SpinOnce(sleep1Threshold: 20);
         }
     }
 
     /// <summary>
     /// Fills <paramref name="spare"/> with zeros up to the segment size (see the class comment), a
-    /// chunk at a time, on the prefilling thread. Before each chunk it announces the chunk, then
-    /// checks the file is still the spare (a full fence between, as the rotation has between its
-    /// swap and the writer's first read of the announcement): once a rotation took the file, the
-    /// chunk is not written and the writer owns the file. With Fsync each chunk is written back
+    /// chunk at a time, on the prefilling thread. Before each chunk it announces the chunk, checks
+    /// the file is still the spare (a full fence between, as the rotation has between its swap and
+    /// the writer's first read of the announcement), then marks the chunk begun unless a writer took
+    /// the announcement back: once a rotation took the file, no chunk is begun and the writer owns
+    /// the file. With Fsync each chunk is written back
     /// before the next and the file fsynced at the end, so the zeros are on disk before a group
     /// commit could flush them. A failure (a full disk) only ends the prefill: the writer extends
     /// the file as it would have.
@@ -543,8 +572,11 @@ internal sealed class SegmentWriter : IDisposable
                     break;
                 }
 
+                // Announce, check, then begin: a writer that took the file takes back an announced
+                // chunk (the begin then fails) and waits only for one begun.
                 Interlocked.Exchange(ref spare.ZeroFillFrontier, at);
-                if (_closing || Volatile.Read(ref _spare) != spare)
+                if (_closing || Volatile.Read(ref _spare) != spare
+                    || Interlocked.CompareExchange(ref spare.ZeroFillFrontier, -(at + 1), at) != at)
                 {
                     break;
                 }
