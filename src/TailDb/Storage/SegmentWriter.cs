@@ -553,10 +553,9 @@ internal sealed class SegmentWriter : IDisposable
     /// the file is still the spare (a full fence between, as the rotation has between its swap and
     /// the writer's first read of the announcement), then marks the chunk begun unless a writer took
     /// the announcement back: once a rotation took the file, no chunk is begun and the writer owns
-    /// the file. With Fsync each chunk is written back
-    /// before the next and the file fsynced at the end, so the zeros are on disk before a group
-    /// commit could flush them. A failure (a full disk) only ends the prefill: the writer extends
-    /// the file as it would have.
+    /// the file. With Fsync each chunk is written back before the next and the file fsynced at the
+    /// end, so the zeros are on disk before a group commit could flush them. A failure (a full
+    /// disk) only ends the prefill: the writer extends the file as it would have.
     /// </summary>
     private void Prefill(Segment spare)
     {
@@ -583,6 +582,9 @@ internal sealed class SegmentWriter : IDisposable
 
                 int count = (int)Math.Min(PrefillChunk.Length, end - at);
                 spare.File.Write(PrefillChunk.AsSpan(0, count), at);
+
+                // Done with the page cache: a writer must not wait for the writeback below.
+                Volatile.Write(ref spare.ZeroFillFrontier, long.MaxValue);
                 if (_fsync)
                 {
                     spare.File.Writeback(at, count, wait: true);
