@@ -54,7 +54,7 @@ internal sealed class Segment : IDisposable
         set => _sealDurable = value;
     }
 
-    /// <summary>Whether the preparer has begun to fill this spare with zeros (under the writer's spare lock; <see cref="SegmentWriter"/>).</summary>
+    /// <summary>Whether this spare was handed to the prefilling thread to be filled with zeros (set under the writer's spare lock; <see cref="SegmentWriter"/>).</summary>
     public bool PrefillStarted { get; set; }
 
     /// <summary>

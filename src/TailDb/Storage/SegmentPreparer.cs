@@ -6,7 +6,9 @@ namespace TailDb.Storage;
 /// the next segment file, created ahead of need), which would otherwise run under the writer lock.
 /// One per writable store, a thread of its own rather than the thread pool because each run blocks
 /// in fsync for up to a device's worst fsync time, and at normal priority because a writer may be
-/// waiting for what it does (a rotation whose spare is not ready makes it inline).
+/// waiting for what it does (a rotation whose spare is not ready makes it inline). A second one,
+/// "TailDb prefill", runs <see cref="SegmentWriter"/>'s zero fill of the spare at SCHED_IDLE: no
+/// writer ever waits for that thread, so it may be kept off the CPU as long as the cores are busy.
 /// </summary>
 internal sealed class SegmentPreparer : IDisposable
 {
@@ -14,6 +16,7 @@ internal sealed class SegmentPreparer : IDisposable
     private readonly Action _work;
     private readonly CompactionPriority _priority;
     private readonly Thread _thread;
+    private int _applied;
     private bool _requested;
     private bool _stopping;
 
@@ -27,7 +30,7 @@ internal sealed class SegmentPreparer : IDisposable
     }
 
     /// <summary>The priority the platform applied to the thread (Normal until the thread has started).</summary>
-    public CompactionPriority Applied { get; private set; }
+    public CompactionPriority Applied => (CompactionPriority)Volatile.Read(ref _applied);
 
     /// <summary>Asks for one more run (runs asked for while one is going collapse into one). A monitor pulse: callable under the writer lock.</summary>
     public void Wake()
@@ -41,7 +44,7 @@ internal sealed class SegmentPreparer : IDisposable
 
     private void Run()
     {
-        Applied = UpkeepThread.LowerCurrentThread(_priority);
+        Volatile.Write(ref _applied, (int)UpkeepThread.LowerCurrentThread(_priority));
         while (true)
         {
             lock (_gate)
