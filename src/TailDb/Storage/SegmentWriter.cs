@@ -78,7 +78,7 @@ internal sealed class SegmentWriter : IDisposable
     // Set under WriteLock when a segment is first half written: from then on spares are prefilled.
     private volatile bool _prefillSpares;
 
-    // Set by Dispose before it stops the preparer, so a prefill in progress ends at its next chunk.
+    // Set by Dispose before it stops the preparer and the prefilling thread, so a prefill in progress ends at its next chunk.
     private volatile bool _closing;
     private long _sequence;
     private int _lastNumber;
@@ -189,7 +189,8 @@ internal sealed class SegmentWriter : IDisposable
         if (!_prefillSpares && _active.Length > _segmentMaxBytes / 2)
         {
             // Half a segment written: the store writes enough for the spare's pages to matter,
-            // and the preparer has the other half's time to fill the spare already made.
+            // and the prefilling thread has the other half's time to fill the spare already made
+            // (the preparer hands it over).
             _prefillSpares = true;
             _preparer?.Wake();
         }
@@ -460,7 +461,7 @@ internal sealed class SegmentWriter : IDisposable
         segment.Length += seal.Length;
     }
 
-    /// <summary>Creates the spare if there is none: the file after the active one, header written (and fsynced with its directory entry under Fsync); once spares are prefilled, prefills it, once.</summary>
+    /// <summary>Creates the spare if there is none: the file after the active one, header written (and fsynced with its directory entry under Fsync); once spares are prefilled, hands it to the prefilling thread, once.</summary>
     private void EnsureSpare()
     {
         Segment spare;
@@ -650,9 +651,9 @@ internal sealed class SegmentWriter : IDisposable
     }
 
     /// <summary>
-    /// Closes the files; the caller holds the writer lock. Stops the preparer first, completes a
-    /// pending seal (a closed store's sealed segments are durable, as in the first design) and
-    /// deletes the spare, so a closed directory holds only the log.
+    /// Closes the files; the caller holds the writer lock. Stops the preparer and the prefilling
+    /// thread first, completes a pending seal (a closed store's sealed segments are durable, as in
+    /// the first design) and deletes the spare, so a closed directory holds only the log.
     /// </summary>
     public void Dispose()
     {

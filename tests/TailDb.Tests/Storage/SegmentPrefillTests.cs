@@ -4,7 +4,7 @@ using TailDb.Storage;
 namespace TailDb.Tests.Storage;
 
 /// <summary>
-/// Once a segment is half written, the preparer fills the spare and each next one with zeros to the segment size, so
+/// Once a segment is half written, a thread of its own fills the spare and each next one with zeros to the segment size, so
 /// appends overwrite page-cache pages instead of allocating them under the writer lock. A crash
 /// then leaves full-size files ending in zeros; recovery must read those zeros as unwritten (not
 /// damage, nothing reported), and a record torn just before them as a torn tail.
