@@ -151,12 +151,25 @@ if [ "$warm_up" -gt 0 ]; then
     redis-benchmark -h 127.0.0.1 -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$((4 * warm_up))" -P 16 -t set,get -q > /dev/null 2>&1
   done
 fi
+hz=$(getconf CLK_TCK)
+# What the machine itself took during a test, in clock ticks: the hypervisor's steal (all vCPUs,
+# /proc/stat) and the kernel's DAMON reclaim threads (kdamond: on this VM a paddr "pageout" scheme
+# that runs in bursts of ~12 ms on a core). Either can set a p99 at -P 16, whichever server runs.
+machine_ticks() {
+  local steal kd=0 k
+  steal=$(awk '/^cpu /{print $9}' /proc/stat)
+  for k in $(pgrep '^kdamond' || true); do kd=$((kd + $(awk '{print $14 + $15}' "/proc/$k/stat" 2>/dev/null || echo 0))); done
+  echo "$steal $kd"
+}
 for p in $pipelines; do
   n=$n_p1; [ "$p" = 16 ] && n=$n_p16
   for t in set get; do
     for s in "${servers[@]}"; do
       echo "  $s -P $p $t (n=$n, load: $(cut -d' ' -f1-3 /proc/loadavg))"
+      read -r steal0 kd0 < <(machine_ticks)
       redis-benchmark -h 127.0.0.1 -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$n" -P "$p" -t "$t" 2>&1 | tr '\r' '\n' > "$out/$s.P$p.$t.txt"
+      read -r steal1 kd1 < <(machine_ticks)
+      echo "$(( (steal1 - steal0) * 1000 / hz )) $(( (kd1 - kd0) * 1000 / hz ))" > "$out/$s.P$p.$t.machine"
     done
   done
 done
@@ -192,8 +205,11 @@ def parse(path):
     return rps, p50, p99, p999, errors
 servers = ["taildb-base", "taildb-none", "taildb-fsync", "garnet", "garnet-aof", "garnet-aof-wait", "redis"]
 print()
-print("| test | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s vs Garnet | p99 vs Garnet |")
-print("|---|---|---|---|---|---|---|---|")
+def machine(path):
+    m = path.with_suffix(".machine")
+    return tuple(int(x) for x in m.read_text().split()) if m.exists() else (None, None)
+print("| test | server | req/s | p50 ms | p99 ms | p99.9 ms | req/s vs Garnet | p99 vs Garnet | steal ms | kdamond ms |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for p in (1, 16):
     for t in ("set", "get"):
         if not (out / f"garnet.P{p}.{t}.txt").exists(): continue
@@ -203,5 +219,9 @@ for p in (1, 16):
             if not f.exists(): continue
             r = parse(f)
             err = f" ({r[4]} error lines)" if r[4] else ""
-            print(f"| {t.upper()} -P {p} | {s} | {r[0]:,.0f} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.3f} | {r[0]/g[0]:.2f}x | {r[2]/g[2]:.2f}x |{err}")
+            steal, kd = machine(f)
+            print(f"| {t.upper()} -P {p} | {s} | {r[0]:,.0f} | {r[1]:.3f} | {r[2]:.3f} | {r[3]:.3f} | {r[0]/g[0]:.2f}x | {r[2]/g[2]:.2f}x | {steal} | {kd} |{err}")
+print()
+print("steal ms: the hypervisor ran something else on this machine's vCPUs during the test (10 ms ticks, all vCPUs);")
+print("kdamond ms: the kernel's DAMON reclaim threads ran; a test with either beside a p99 has the machine in its tail.")
 PY
