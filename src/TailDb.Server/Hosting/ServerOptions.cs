@@ -93,7 +93,16 @@ public sealed record ServerOptions
         MaxMultibulkCount = MaxMultibulkCount,
     };
 
-    public TailDbOptions StoreOptions => new()
+    /// <summary>
+    /// The store's segment size; null: the store's default. Set only for the warm-up's scratch
+    /// store, so its few megabytes rotate segments and the first rotation of the real store runs
+    /// compiled code, not the JIT, under the writer lock.
+    /// </summary>
+    internal long? SegmentMaxBytes { get; init; }
+
+    public TailDbOptions StoreOptions => SegmentMaxBytes is { } segment ? Store with { SegmentMaxBytes = segment } : Store;
+
+    private TailDbOptions Store => new()
     {
         Directory = Directory,
         Durability = Durability,

@@ -64,6 +64,9 @@ public static class ServerWarmUp
 
     private const int KeySpace = 100_000;
 
+    /// <summary>A round writes about 280 KB, so the scratch store rotates a segment about once a round.</summary>
+    private const long ScratchSegmentBytes = 256 << 10;
+
     /// <summary>
     /// After each round: the JIT starts counting a method's calls only once no new method has been
     /// compiled for its call-counting delay (100 ms, checked on a timer), so each of a hot method's
@@ -131,6 +134,7 @@ public static class ServerWarmUp
         ExitWithStdin = false,
         WarmUpCommands = 0,
         WritesEvents = false,
+        SegmentMaxBytes = ScratchSegmentBytes,
     };
 
     private static ServerException Failed(string problem, Exception e) =>
