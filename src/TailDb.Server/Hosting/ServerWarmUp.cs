@@ -60,7 +60,7 @@ public static class ServerWarmUp
     private const int ConnectCommands = 2;
 
     /// <summary>New keys a round writes: 48 at pipeline 1, 64 by MSET, 384 at pipeline 16.</summary>
-    private const int KeysPerRound = 48 + 64 + (PipelinedReads * 16);
+    internal const int KeysPerRound = 48 + 64 + (PipelinedReads * 16);
 
     private const int KeySpace = 100_000;
 
@@ -99,11 +99,11 @@ public static class ServerWarmUp
         }
         catch (ServerException e)
         {
-            throw Failed($"{e.Message}", e);
+            throw Failed(e.Message, e);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or SocketException or TailDbException or InvalidDataException)
         {
-            throw Failed($"{e.Message} (scratch store '{scratch}')", e);
+            throw Failed($"scratch store: {e.Message}", e);
         }
         finally
         {
@@ -252,7 +252,7 @@ public static class ServerWarmUp
         return Encoding.UTF8.GetBytes(text.ToString());
     }
 
-    private static string Key(int i) => KeyPrefix + (i % KeySpace).ToString("D5", System.Globalization.CultureInfo.InvariantCulture);
+    internal static string Key(int i) => KeyPrefix + (i % KeySpace).ToString("D5", System.Globalization.CultureInfo.InvariantCulture);
 
     /// <summary>
     /// Round <paramref name="round"/>'s commands and the replies due. At pipeline 1: SET, GET, GET
