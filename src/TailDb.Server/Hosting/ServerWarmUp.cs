@@ -103,7 +103,7 @@ public static class ServerWarmUp
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or SocketException or TailDbException or InvalidDataException)
         {
-            throw Failed($"scratch store: {e.Message}", e);
+            throw Failed(e.Message, e);
         }
         finally
         {
@@ -121,10 +121,17 @@ public static class ServerWarmUp
         return new WarmUpReport(result.Sent, result.Served, result.Rounds, clock.Elapsed, result.Compiled, result.CompiledInLastRound, scratch);
     }
 
-    /// <summary>The server's own options but for what must differ: where, who may connect, and that it is silent.</summary>
+    /// <summary>
+    /// The server's own options but for what must differ: where, who may connect, that it is
+    /// silent, and limits no lower than the warm-up's own commands need (two connections at once,
+    /// 256-byte values, MSET's five arguments), so a server started with tight limits still warms.
+    /// </summary>
     internal static ServerOptions ScratchOptions(ServerOptions options, string scratch) => options with
     {
         Directory = scratch,
+        MaxClients = Math.Max(options.MaxClients, 64),
+        MaxValueBytes = Math.Max(options.MaxValueBytes, ValueBytes),
+        MaxMultibulkCount = Math.Max(options.MaxMultibulkCount, 5),
         Bind = IPAddress.Loopback,
         Port = 0,
         RequirePass = null,

@@ -35,6 +35,19 @@ public sealed class ServerWarmUpTests : IDisposable
         Assert.True(report.MethodsCompiled >= 0);
     }
 
+    [Theory]
+    [InlineData(Transport.Sockets)]
+    [InlineData(Transport.Kestrel)]
+    public async Task A_server_whose_limits_are_below_the_warm_ups_commands_still_warms_on_its_own_transport(Transport transport)
+    {
+        ServerOptions options = Options(1) with { Transport = transport, MaxClients = 1, MaxValueBytes = 16, MaxMultibulkCount = 2, RequirePass = "secret" };
+
+        WarmUpReport report = await ServerWarmUp.RunAsync(options, CancellationToken.None, _root.FullName);
+
+        Assert.Equal(ServerWarmUp.RoundCommands, report.Sent);
+        Assert.Equal(report.Sent, report.Served);
+    }
+
     [Fact]
     public async Task The_warm_up_leaves_no_scratch_store_and_never_makes_the_servers_own_directory()
     {
