@@ -91,18 +91,15 @@ public static class ServerWarmUp
         var clock = Stopwatch.StartNew();
         string scratch = Path.Combine(scratchRoot ?? Path.GetTempPath(), $"taildb-warm-up-{Environment.ProcessId}-{Guid.NewGuid():N}");
         Result result;
-        string? left = null;
+        string? left;
         try
         {
             Directory.CreateDirectory(scratch);
             result = await DriveAsync(ScratchOptions(options, scratch), options.WarmUpCommands, cancellationToken).ConfigureAwait(false);
         }
-        catch (ServerException e)
+        catch (Exception e) when (e is ServerException or IOException or UnauthorizedAccessException or SocketException or TailDbException or InvalidDataException)
         {
-            throw Failed(e.Message, e);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or SocketException or TailDbException or InvalidDataException)
-        {
+            // The scratch server's own start-up error (bind, store), the directory, the sockets, a wrong reply.
             throw Failed(e.Message, e);
         }
         finally
@@ -112,7 +109,7 @@ public static class ServerWarmUp
 
         if (left is not null)
         {
-            throw new ServerException(ExitCode.WarmUpFailed, $"warm-up: cannot delete its scratch store '{scratch}': {left}");
+            throw new ServerException(ExitCode.WarmUpFailed, $"warm-up failed: cannot delete its scratch store '{scratch}': {left}");
         }
 
         // The scratch server's key directory, cache and buffers are garbage now: collected here,
