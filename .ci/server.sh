@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Smoke run of the server as a user starts it: the built server on a free loopback port, redis-cli
-# PING/SET/GET/INFO, a short redis-benchmark, SHUTDOWN, and the directory lock released.
+# PING/SET/GET/INFO, a short redis-benchmark, SHUTDOWN, and the directory lock released. The server
+# runs its default warm-up first (a few seconds on 2 busy cores): it prints "listening" only after.
 set -euo pipefail
 out="${1:-artifacts/smoke}"
 mkdir -p "$out"
@@ -11,7 +12,7 @@ port=$(( 20000 + RANDOM % 20000 ))
 dotnet "$dll" --dir "$data" --port "$port" > "$out/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; rm -rf "$data"' EXIT
-for _ in $(seq 1 100); do grep -q "listening" "$out/server.log" && break; sleep 0.1; done
+for _ in $(seq 1 300); do grep -q "listening" "$out/server.log" && break; sleep 0.1; done
 cli() { redis-cli -h 127.0.0.1 -p "$port" "$@"; }
 [ "$(cli PING)" = "PONG" ]
 [ "$(cli SET smoke hello)" = "OK" ]
@@ -25,7 +26,7 @@ trap 'rm -rf "$data"' EXIT
 # The lock is released: a second server opens the same directory.
 dotnet "$dll" --dir "$data" --port "$port" > "$out/server2.log" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do grep -q "listening" "$out/server2.log" && break; sleep 0.1; done
+for _ in $(seq 1 300); do grep -q "listening" "$out/server2.log" && break; sleep 0.1; done
 [ "$(cli GET smoke)" = "hello" ]
 kill -TERM $pid
 wait $pid

@@ -23,4 +23,7 @@ public enum ExitCode
 
     /// <summary>The GC mode is unknown, its runtimeconfig is malformed, or the runtime did not take it.</summary>
     BadRuntimeConfig = 6,
+
+    /// <summary>The warm-up (before listening) failed: its scratch store could not be made or deleted, or the scratch server did not answer as it should.</summary>
+    WarmUpFailed = 7,
 }

@@ -50,6 +50,15 @@ public sealed record TailDbOptions
     /// <summary>The CPU priority of compaction's copying; <see cref="CompactionPriority.Low"/> by default.</summary>
     public CompactionPriority CompactionPriority { get; init; } = CompactionPriority.Low;
 
+    /// <summary>
+    /// Whether this store writes its per-request events (TailDbEventSource's Get/Put/Delete and the
+    /// FileReads inside them) when a session or listener turns them on. False for a store whose
+    /// requests are not the application's: the server's warm-up runs its scratch store so, and a
+    /// trace of the server then holds only real requests. Read after the session's own check, so
+    /// an untraced store pays nothing for it.
+    /// </summary>
+    public bool WritesEvents { get; init; } = true;
+
     /// <summary>Where eviction and compaction's repointing run (the load test's before/after switch).</summary>
     internal UpkeepMode Upkeep { get; init; } = UpkeepMode.Background;
 

@@ -326,7 +326,7 @@ public sealed partial class TailDbStore
     private GetScope BeginGet(ReadOnlySpan<byte> key)
     {
         Guid request = Guid.Empty;
-        if (TailDbEventSource.Log.RequestsEnabled())
+        if (TailDbEventSource.Log.RequestsEnabled() && _telemetry.WritesEvents)
         {
             request = TailDbEventSource.NewActivityId();
             TailDbEventSource.Log.GetStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key));
@@ -370,8 +370,8 @@ public sealed partial class TailDbStore
     };
 
     /// <summary>Returns the FileRead's activity id for its Stop (empty when storage events are off).</summary>
-    private static Guid FileReadStart(Guid request, Segment segment, RecordLocation location) =>
-        TailDbEventSource.Log.StorageEnabled()
+    private Guid FileReadStart(Guid request, Segment segment, RecordLocation location) =>
+        TailDbEventSource.Log.StorageEnabled() && _telemetry.WritesEvents
             ? TailDbEventSource.Log.FileReadStart(request, segment.Id, location.Offset, location.RecordSize)
             : Guid.Empty;
 

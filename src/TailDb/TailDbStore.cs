@@ -36,7 +36,7 @@ public sealed partial class TailDbStore : IDisposable
         _lockFile = lockFile;
         _keyDir = keyDir;
         _fault = new StoreFault(directory);
-        _telemetry = new TailDbTelemetry();
+        _telemetry = new TailDbTelemetry(options.WritesEvents);
         _cache = new ValueCache(options.CacheCapacityBytes, options.ExpectedKeyCount, _telemetry, options.Upkeep);
         _writer = new SegmentWriter(device, directory, options, _fault, segments, lastNumber);
         _groupCommit = options.Durability == Durability.Fsync ? new GroupCommit(_writer, _fault) : null;

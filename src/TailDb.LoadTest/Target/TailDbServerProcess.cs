@@ -11,7 +11,8 @@ namespace TailDb.LoadTest.Target;
 /// The TailDb server that --target taildb-server runs against, started by the harness under one GC
 /// mode: `dotnet exec --runtimeconfig &lt;mode + the server's frameworks&gt; TailDb.Server.dll --port 0
 /// --gc-verify &lt;mode&gt;` (the server checks it got the mode) on loopback, with a store in a
-/// temporary directory, sized as the in-process worker's store is. Stopped with SHUTDOWN.
+/// temporary directory, sized as the in-process worker's store is, without the server's own warm-up
+/// (the load test's --warmup phase warms it). Stopped with SHUTDOWN.
 /// </summary>
 public sealed partial class TailDbServerProcess : IDisposable
 {
@@ -67,6 +68,9 @@ public sealed partial class TailDbServerProcess : IDisposable
             "--cache-bytes", workload.CacheCapacityBytes.ToString(CultureInfo.InvariantCulture),
             "--max-value-bytes", Math.Max(1 << 20, workload.MaxValueBytes).ToString(CultureInfo.InvariantCulture),
             "--idle-timeout", "0",
+            // No warm-up of its own: the load test warms it with the workload it measures (--warmup),
+            // and each server start (per mode, per scenario side, per shard) would pay about 2 s more.
+            "--warm-up", "0",
             // Our stdin pipe closes when this process dies, even by SIGKILL: the server goes with it.
             "--exit-with-stdin",
             "--gc-verify", mode.RuntimeConfigPath,

@@ -47,6 +47,12 @@ public static class ServeCommand
         HelpName = "read-stall:every=2s,ms=40",
     };
 
+    internal static readonly Option<int> WarmUpOption = new("--warm-up")
+    {
+        Description = "Before listening, run this many commands (SET, GET, DEL, MSET, MGET, PING at pipelines 1 and 16, in rounds with pauses for the JIT) through the server's own code, over loopback to a scratch store deleted after, so the first clients meet optimized code; 0: none",
+        DefaultValueFactory = _ => Defaults.WarmUpCommands,
+    };
+
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -56,7 +62,7 @@ public static class ServeCommand
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
             MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, SocketThreadsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
-            InjectOption,
+            InjectOption, WarmUpOption,
         })
         {
             root.Options.Add(option);
@@ -111,15 +117,31 @@ public static class ServeCommand
             ExitWithStdin = parseResult.GetValue(ExitWithStdinOption),
             SocketThreads = parseResult.GetValue(SocketThreadsOption),
             ReadStall = parseResult.GetValue(InjectOption),
+            WarmUpCommands = parseResult.GetValue(WarmUpOption),
         };
     }
 
     private static async Task<ExitCode> RunAsync(ServerOptions options, CancellationToken cancellationToken)
     {
-        await using RespServer server = RespServer.Start(options);
+        // Registered before the warm-up, so a signal during it still deletes the scratch store.
+        using var stopping = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Stop);
         using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, Stop);
-        using CancellationTokenRegistration cancel = cancellationToken.Register(server.RequestShutdown);
+        if (options.WarmUpCommands > 0)
+        {
+            // Before the real port is bound: whoever waits for it (PING loops, the load test) meets a warm server.
+            WarmUpReport warm = await ServerWarmUp.RunAsync(options, stopping.Token).ConfigureAwait(false);
+            Console.WriteLine(warm.Line);
+        }
+
+        if (stopping.IsCancellationRequested)
+        {
+            Console.WriteLine("TailDb server stopped (during its warm-up)");
+            return ExitCode.Success;
+        }
+
+        await using RespServer server = RespServer.Start(options);
+        using CancellationTokenRegistration cancel = stopping.Token.Register(server.RequestShutdown);
         if (options.ExitWithStdin)
         {
             StdinClosed.Then(server.RequestShutdown, "stdin-watch");
@@ -139,7 +161,7 @@ public static class ServeCommand
         void Stop(PosixSignalContext context)
         {
             context.Cancel = true;
-            server.RequestShutdown();
+            stopping.Cancel();
         }
     }
 }

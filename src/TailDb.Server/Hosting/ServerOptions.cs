@@ -61,6 +61,25 @@ public sealed record ServerOptions
     /// <summary>--inject read-stall:every=…,ms=…: GETs stall on purpose in periodic windows; null (the default): never.</summary>
     public Injections.ReadStall? ReadStall { get; init; }
 
+    /// <summary>
+    /// Commands the server sends itself before it listens (<see cref="ServerWarmUp"/>), in whole
+    /// rounds of <see cref="ServerWarmUp.RoundCommands"/> until it has sent this many; 0: none,
+    /// the first clients meet the JIT's first-tier code. Run by the command line, not by
+    /// <see cref="RespServer.Start"/>. 20,000 by default: 12 rounds, each with its pause, enough
+    /// for the three compilations a hot method goes through with tiered PGO; 7 rounds left about
+    /// 30 of the hot path's methods to be compiled after the server listened, 12 left 6
+    /// (docs/server.md, "Warm-up").
+    /// </summary>
+    public int WarmUpCommands { get; init; } = 20_000;
+
+    /// <summary>
+    /// Whether this server writes its events (Command, Connection) and its store its per-request
+    /// events when a session turns them on. False only for the warm-up's scratch server, whose
+    /// commands must not appear in a trace of the real one; read after the session's own check,
+    /// so an untraced server pays nothing for it.
+    /// </summary>
+    public bool WritesEvents { get; init; } = true;
+
     /// <summary>Stop when standard input closes (a parent that started the server died).</summary>
     public bool ExitWithStdin { get; init; }
 
@@ -74,7 +93,16 @@ public sealed record ServerOptions
         MaxMultibulkCount = MaxMultibulkCount,
     };
 
-    public TailDbOptions StoreOptions => new()
+    /// <summary>
+    /// The store's segment size; null: the store's default. Set only for the warm-up's scratch
+    /// store, so its few megabytes rotate segments and the first rotation of the real store runs
+    /// compiled code, not the JIT, under the writer lock.
+    /// </summary>
+    internal long? SegmentMaxBytes { get; init; }
+
+    public TailDbOptions StoreOptions => SegmentMaxBytes is { } segment ? Store with { SegmentMaxBytes = segment } : Store;
+
+    private TailDbOptions Store => new()
     {
         Directory = Directory,
         Durability = Durability,
@@ -82,6 +110,7 @@ public sealed record ServerOptions
         CacheCapacityBytes = CacheCapacityBytes,
         CacheWrites = CacheWrites,
         ExpectedKeyCount = ExpectedKeyCount,
+        WritesEvents = WritesEvents,
     };
 
     /// <summary>The bind rule: anything but loopback needs a password, or the explicit --unsafe-bind.</summary>
@@ -102,6 +131,7 @@ public sealed record ServerOptions
         Check(CacheCapacityBytes >= 0, "--cache-bytes must be 0 or more");
         Check(RequirePass is null || RequirePass.Length > 0, "--requirepass must not be empty");
         Check(SocketThreads >= 0, "--socket-threads must be 0 (the runtime's choice) or more");
+        Check(WarmUpCommands >= 0, "--warm-up must be 0 (none) or more commands");
     }
 
     private static void Check(bool condition, string message)

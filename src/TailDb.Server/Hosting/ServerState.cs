@@ -7,6 +7,9 @@ public sealed class ServerState(TailDbStore store, ServerOptions options, Action
 
     public ServerOptions Options { get; } = options;
 
+    /// <summary><see cref="ServerOptions.WritesEvents"/>, read on a traced server's every command, after the session's check.</summary>
+    public bool WritesEvents { get; } = options.WritesEvents;
+
     public ServerStats Stats { get; } = new();
 
     public DateTime StartedUtc { get; } = DateTime.UtcNow;

@@ -30,8 +30,10 @@ internal sealed class TailDbTelemetry : IDisposable
     private readonly Counter<long> _bytesRead;
     private readonly Counter<long> _bytesWritten;
 
-    public TailDbTelemetry()
+    /// <param name="writesEvents"><see cref="TailDbOptions.WritesEvents"/>: false keeps this store's request events off whatever a session asks.</param>
+    public TailDbTelemetry(bool writesEvents = true)
     {
+        WritesEvents = writesEvents;
         Activities = new ActivitySource(Name);
         _meter = new Meter(Name);
         _duration = _meter.CreateHistogram<double>(
@@ -49,6 +51,9 @@ internal sealed class TailDbTelemetry : IDisposable
 
     public ActivitySource Activities { get; }
 
+    /// <summary><see cref="TailDbOptions.WritesEvents"/>; every call site reads it only after the EventSource said yes.</summary>
+    public bool WritesEvents { get; }
+
     public Meter Meter => _meter;
 
     /// <summary>
@@ -64,7 +69,7 @@ internal sealed class TailDbTelemetry : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Observed() =>
         Activities.HasListeners() || _duration.Enabled || _hits.Enabled
-        || (TailDbEventSource.RequestsMaybeOn && TailDbEventSource.Log.RequestsEnabled());
+        || (TailDbEventSource.RequestsMaybeOn && TailDbEventSource.Log.RequestsEnabled() && WritesEvents);
 
     public long StartTimestamp() => _duration.Enabled ? Stopwatch.GetTimestamp() : 0;
 

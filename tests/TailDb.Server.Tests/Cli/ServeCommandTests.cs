@@ -39,4 +39,27 @@ public class ServeCommandTests
         Assert.Equal(ExitCode.InvalidArguments, error.ExitCode);
         Assert.Contains("--socket-threads", error.Message, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void The_warm_up_is_on_by_default_and_zero_turns_it_off()
+    {
+        Assert.True(ServeCommand.Bind(Parse("--dir", "d")).WarmUpCommands > 0);
+        Assert.Equal(0, ServeCommand.Bind(Parse("--dir", "d", "--warm-up", "0")).WarmUpCommands);
+    }
+
+    [Fact]
+    public void A_negative_warm_up_is_refused_as_bad_input()
+    {
+        ServerOptions options = ServeCommand.Bind(Parse("--dir", "d", "--warm-up", "-5"));
+
+        var error = Assert.Throws<ServerException>(options.Validate);
+        Assert.Equal(ExitCode.InvalidArguments, error.ExitCode);
+        Assert.Contains("--warm-up", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_warm_up_that_is_not_a_number_is_a_parse_error()
+    {
+        Assert.NotEmpty(Parse("--dir", "d", "--warm-up", "lots").Errors);
+    }
 }

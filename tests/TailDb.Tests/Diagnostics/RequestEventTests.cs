@@ -246,4 +246,33 @@ public sealed class RequestEventTests : IDisposable
         Assert.Equal(device.FailReadsAt, (long)failed.Payload[C.Fields.Offset]!);
         Assert.Contains("Input/output error", (string)failed.Payload[C.Fields.Reason]!, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task AStoreOpenedNotToWriteEventsWritesNoRequestOrFileReadEventsWhileASessionHasThemOnAndAnotherStoreDoes()
+    {
+        using var quietDir = new TestDirectory();
+        using var quiet = TailDbStore.Open(quietDir.Options() with { WritesEvents = false, CacheCapacityBytes = 0 });
+        using var loud = TailDbStore.Open(_dir.Options() with { CacheCapacityBytes = 0 });
+        using var recorder = NewRecorder(tpl: false);
+
+        foreach ((TailDbStore store, string key) in new[] { (quiet, "quiet-key"), (loud, "loud-key") })
+        {
+            store.Put(key, "v"u8);
+            byte[] batched = System.Text.Encoding.UTF8.GetBytes(key + "-batched");
+            var statuses = new PutStatus[1];
+            await store.PutBatchAsync([new BatchPut(batched, "v"u8.ToArray())], statuses);
+            Assert.Equal(ReadStatus.Miss, store.TryGet(key, out _)); // no cache: a file read
+            Assert.True(store.Delete(key));
+        }
+
+        IReadOnlyList<Recorded> events = recorder.Events;
+        long[] quietHashes = [KeyHash.Of("quiet-key"u8), KeyHash.Of("quiet-key-batched"u8)];
+        Assert.DoesNotContain(events, e => e.Payload.TryGetValue(C.Fields.KeyHash, out object? hash) && quietHashes.Contains((long)hash!));
+        Assert.Contains(events, e => e.Id == C.EventIds.PutStart && (long)e.Payload[C.Fields.KeyHash]! == KeyHash.Of("loud-key"u8));
+        Assert.Contains(events, e => e.Id == C.EventIds.PutStart && (long)e.Payload[C.Fields.KeyHash]! == KeyHash.Of("loud-key-batched"u8));
+        Assert.Contains(events, e => e.Id == C.EventIds.GetStart && (long)e.Payload[C.Fields.KeyHash]! == KeyHash.Of("loud-key"u8));
+        Assert.Contains(events, e => e.Id == C.EventIds.DeleteStart && (long)e.Payload[C.Fields.KeyHash]! == KeyHash.Of("loud-key"u8));
+        // This collection runs alone: the loud store's one miss is the only file read.
+        Assert.Single(events, e => e.Id == C.EventIds.FileReadStart);
+    }
 }
