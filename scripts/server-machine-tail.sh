@@ -44,12 +44,8 @@ for s in "${servers[@]}"; do
   for _ in $(seq 120); do redis-cli -p "${port[$s]}" PING > /dev/null 2>&1 && break; sleep 0.5; done
 done
 hz=$(getconf CLK_TCK)
-machine_ticks() {
-  local steal kd=0 k
-  steal=$(awk '/^cpu /{print $9}' /proc/stat)
-  for k in $(pgrep '^kdamond' || true); do kd=$((kd + $(awk '{print $14 + $15}' "/proc/$k/stat" 2> /dev/null || echo 0))); done
-  echo "$steal $kd"
-}
+# shellcheck source=scripts/machine-ticks.sh
+. scripts/machine-ticks.sh
 # One unmeasured run each first: every server past its JIT warm-up and its first segment.
 for s in "${servers[@]}"; do redis-benchmark -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$n" -P 16 -t set -q > /dev/null 2>&1; done
 echo "| clients | round | server | req/s | p99 ms | p99.8 ms | max ms | steal ms | kdamond ms | load |"

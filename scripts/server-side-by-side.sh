@@ -152,15 +152,8 @@ if [ "$warm_up" -gt 0 ]; then
   done
 fi
 hz=$(getconf CLK_TCK)
-# What the machine itself took during a test, in clock ticks: the hypervisor's steal (all vCPUs,
-# /proc/stat) and the kernel's DAMON reclaim threads (kdamond: on this VM a paddr "pageout" scheme
-# that runs in bursts of ~12 ms on a core). Either can set a p99 at -P 16, whichever server runs.
-machine_ticks() {
-  local steal kd=0 k
-  steal=$(awk '/^cpu /{print $9}' /proc/stat)
-  for k in $(pgrep '^kdamond' || true); do kd=$((kd + $(awk '{print $14 + $15}' "/proc/$k/stat" 2>/dev/null || echo 0))); done
-  echo "$steal $kd"
-}
+# shellcheck source=scripts/machine-ticks.sh
+. scripts/machine-ticks.sh
 for p in $pipelines; do
   n=$n_p1; [ "$p" = 16 ] && n=$n_p16
   for t in set get; do
