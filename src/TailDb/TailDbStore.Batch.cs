@@ -51,7 +51,7 @@ public sealed partial class TailDbStore
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
         int[] hashes = ArrayPool<int>.Shared.Rent(puts.Length);
         byte[]?[] slots = ArrayPool<byte[]?>.Shared.Rent(puts.Length);
-        Guid[]? requests = TailDbEventSource.Log.RequestsEnabled() && _telemetry.WritesEvents ? new Guid[puts.Length] : null;
+        Guid[]? requests = _telemetry.RequestEvents() ? new Guid[puts.Length] : null;
         long started = _telemetry.StartTimestamp();
         try
         {

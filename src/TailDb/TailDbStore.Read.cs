@@ -326,7 +326,7 @@ public sealed partial class TailDbStore
     private GetScope BeginGet(ReadOnlySpan<byte> key)
     {
         Guid request = Guid.Empty;
-        if (TailDbEventSource.Log.RequestsEnabled() && _telemetry.WritesEvents)
+        if (_telemetry.RequestEvents())
         {
             request = TailDbEventSource.NewActivityId();
             TailDbEventSource.Log.GetStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key));
@@ -371,7 +371,7 @@ public sealed partial class TailDbStore
 
     /// <summary>Returns the FileRead's activity id for its Stop (empty when storage events are off).</summary>
     private Guid FileReadStart(Guid request, Segment segment, RecordLocation location) =>
-        TailDbEventSource.Log.StorageEnabled() && _telemetry.WritesEvents
+        _telemetry.StorageEvents()
             ? TailDbEventSource.Log.FileReadStart(request, segment.Id, location.Offset, location.RecordSize)
             : Guid.Empty;
 

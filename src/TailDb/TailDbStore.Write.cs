@@ -227,7 +227,7 @@ public sealed partial class TailDbStore
     private WriteScope BeginPut(ReadOnlySpan<byte> key, int valueBytes)
     {
         Guid request = Guid.Empty;
-        if (TailDbEventSource.Log.RequestsEnabled() && _telemetry.WritesEvents)
+        if (_telemetry.RequestEvents())
         {
             request = TailDbEventSource.NewActivityId();
             TailDbEventSource.Log.PutStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key), valueBytes);
@@ -239,7 +239,7 @@ public sealed partial class TailDbStore
     private WriteScope BeginDelete(ReadOnlySpan<byte> key)
     {
         Guid request = Guid.Empty;
-        if (TailDbEventSource.Log.RequestsEnabled() && _telemetry.WritesEvents)
+        if (_telemetry.RequestEvents())
         {
             request = TailDbEventSource.NewActivityId();
             TailDbEventSource.Log.DeleteStart(request, TailDbEventSource.CurrentParent(), key.Length, KeyHash.Of(key));

@@ -19,7 +19,7 @@ public static class CommandDispatcher
             c.RecordPending();
         }
 
-        bool events = ServerEventSource.Log.CommandsEnabled() && c.Server.WritesEvents;
+        bool events = c.Server.CommandEvents();
         long replyStart = 0;
         long errors = 0;
         Guid activity = Guid.Empty;

@@ -94,7 +94,7 @@ public sealed class RespConnection
             }
 
             _completed?.Invoke();
-            if (ServerEventSource.Log.ConnectionsEnabled() && _server.WritesEvents)
+            if (_server.ConnectionEvents())
             {
                 ServerEventSource.Log.ConnectionClosed(Id, _commands);
             }
@@ -107,7 +107,7 @@ public sealed class RespConnection
         {
             ReadResult result = await _input.ReadAsync().ConfigureAwait(false);
             long arrival = Stopwatch.GetTimestamp();
-            bool events = ServerEventSource.Log.CommandsEnabled() && _server.WritesEvents;
+            bool events = _server.CommandEvents();
             Touch();
             ReadOnlySequence<byte> buffer = result.Buffer;
             string? protocolError = null;
@@ -244,7 +244,7 @@ public sealed class RespConnection
     private void ProtocolError(string reason)
     {
         Interlocked.Increment(ref _server.Stats.ProtocolErrors);
-        if (ServerEventSource.Log.ConnectionsEnabled() && _server.WritesEvents)
+        if (_server.ConnectionEvents())
         {
             ServerEventSource.Log.ProtocolError(Id, reason);
         }

@@ -110,7 +110,7 @@ public sealed class RespServer : IAsyncDisposable
 
         long id = Interlocked.Increment(ref _nextId);
         var connection = new RespConnection(input, output, abort, completed, _state, id);
-        if (ServerEventSource.Log.ConnectionsEnabled() && _state.WritesEvents)
+        if (_state.ConnectionEvents())
         {
             ServerEventSource.Log.ConnectionOpened(id);
         }

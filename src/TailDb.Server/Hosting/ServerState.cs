@@ -1,3 +1,5 @@
+using TailDb.Server.Diagnostics;
+
 namespace TailDb.Server.Hosting;
 
 /// <summary>What every connection shares: the store, the options, the counters, and the way to stop the server.</summary>
@@ -7,8 +9,11 @@ public sealed class ServerState(TailDbStore store, ServerOptions options, Action
 
     public ServerOptions Options { get; } = options;
 
-    /// <summary><see cref="ServerOptions.WritesEvents"/>, read on a traced server's every command, after the session's check.</summary>
-    public bool WritesEvents { get; } = options.WritesEvents;
+    /// <summary>Whether this server writes its Command events now: a session asked, and the server is not silenced (<see cref="ServerOptions.WritesEvents"/>, read after the session's check).</summary>
+    public bool CommandEvents() => ServerEventSource.Log.CommandsEnabled() && Options.WritesEvents;
+
+    /// <summary>As <see cref="CommandEvents"/>, for the connection events (opened, closed, protocol errors).</summary>
+    public bool ConnectionEvents() => ServerEventSource.Log.ConnectionsEnabled() && Options.WritesEvents;
 
     public ServerStats Stats { get; } = new();
 

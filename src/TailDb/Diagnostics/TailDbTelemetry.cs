@@ -51,8 +51,16 @@ internal sealed class TailDbTelemetry : IDisposable
 
     public ActivitySource Activities { get; }
 
-    /// <summary><see cref="TailDbOptions.WritesEvents"/>; every call site reads it only after the EventSource said yes.</summary>
+    /// <summary><see cref="TailDbOptions.WritesEvents"/>; read only after the EventSource said yes (<see cref="RequestEvents"/>, <see cref="StorageEvents"/>).</summary>
     public bool WritesEvents { get; }
+
+    /// <summary>Whether this store writes its Get/Put/Delete Start/Stop now: a session asked, and the store is not silenced.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool RequestEvents() => TailDbEventSource.Log.RequestsEnabled() && WritesEvents;
+
+    /// <summary>Whether this store writes its FileRead Start/Stop now (as <see cref="RequestEvents"/>, for the storage keyword).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool StorageEvents() => TailDbEventSource.Log.StorageEnabled() && WritesEvents;
 
     public Meter Meter => _meter;
 
@@ -69,7 +77,7 @@ internal sealed class TailDbTelemetry : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Observed() =>
         Activities.HasListeners() || _duration.Enabled || _hits.Enabled
-        || (TailDbEventSource.RequestsMaybeOn && TailDbEventSource.Log.RequestsEnabled() && WritesEvents);
+        || (TailDbEventSource.RequestsMaybeOn && RequestEvents());
 
     public long StartTimestamp() => _duration.Enabled ? Stopwatch.GetTimestamp() : 0;
 
