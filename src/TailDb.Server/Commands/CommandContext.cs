@@ -108,4 +108,19 @@ public sealed class CommandContext(ServerState server, PipeWriter output, long c
 
         return true;
     }
+
+    /// <summary>
+    /// Values the store accepts (up to its MaxValueBytes); otherwise the error reply and false. Checked
+    /// before a Put, which would throw: a client's oversized value must not end its connection.
+    /// </summary>
+    public bool CheckValue(ReadOnlySpan<byte> value)
+    {
+        if (value.Length > Server.Options.MaxValueBytes)
+        {
+            StoreWrites.ValueTooLarge(this);
+            return false;
+        }
+
+        return true;
+    }
 }

@@ -2,7 +2,8 @@ namespace TailDb.Server.Commands;
 
 /// <summary>
 /// MSET key value [key value ...]. Each key's write is atomic; the command as a whole is not
-/// (a reader may see some of the keys written before the others), unlike Redis.
+/// (a reader may see some of the keys written before the others), unlike Redis. Every key and
+/// value is checked before the first write, so a refused MSET writes none of its keys.
 /// </summary>
 public static class MSetCommand
 {
@@ -16,7 +17,7 @@ public static class MSetCommand
 
         for (int i = 1; i < c.Request.Count; i += 2)
         {
-            if (!c.CheckKey(c.Request.Span(i)))
+            if (!c.CheckKey(c.Request.Span(i)) || !c.CheckValue(c.Request.Span(i + 1)))
             {
                 return default;
             }

@@ -18,7 +18,7 @@ public static class SetCommand
             return default;
         }
 
-        if (!TryParseCondition(c, out PutCondition condition) || !c.CheckKey(c.Request.Span(1)))
+        if (!TryParseCondition(c, out PutCondition condition) || !c.CheckKey(c.Request.Span(1)) || !c.CheckValue(c.Request.Span(2)))
         {
             return default;
         }

@@ -7,6 +7,7 @@ using TailDb.Tracing;
 
 namespace TailDb.Server.Tests.Diagnostics;
 
+[Collection(ServerEventsGroup.Name)]
 public class ServerEventSourceTests
 {
     [Fact]
@@ -34,10 +35,10 @@ public class ServerEventSourceTests
     [Fact]
     public async Task A_command_is_a_start_stop_pair_with_its_arrival_client_name_and_the_store_get_nested_inside()
     {
-        using var listener = new Recorder();
+        using var listener = new EventRecorder();
         await using var server = TestServer.Start();
         using var client = new RawClient(server.Port);
-        // Other tests' servers run in parallel and emit too: this connection is told apart by its name.
+        // Other servers in this process may still be draining and emit too: this connection is told apart by its name.
         string name = "checkout-" + Guid.NewGuid().ToString("N");
         client.SendCommand("CLIENT", "SETNAME", name);
         client.ReadReply();
@@ -58,29 +59,4 @@ public class ServerEventSourceTests
     }
 
     private static long DispatcherKeyHash(ReadOnlySpan<byte> key) => TailDb.Server.Commands.CommandDispatcher.KeyHash(key);
-
-    private sealed class Recorder : EventListener
-    {
-        public ConcurrentQueue<EventWrittenEventArgs> Events { get; } = new();
-
-        protected override void OnEventSourceCreated(EventSource source)
-        {
-            if (source.Name is "TailDb-Server" or "TailDb")
-            {
-                EnableEvents(source, EventLevel.Informational, EventKeywords.All);
-            }
-            else if (source.Name == "System.Threading.Tasks.TplEventSource")
-            {
-                EnableEvents(source, EventLevel.Informational, (EventKeywords)0x80);
-            }
-        }
-
-        protected override void OnEventWritten(EventWrittenEventArgs e)
-        {
-            // ActivityId is read lazily from the reading thread's current id: read it here, on the
-            // thread that wrote the event (a Command's id is that thread's only while it runs).
-            _ = e.ActivityId;
-            Events.Enqueue(e);
-        }
-    }
 }

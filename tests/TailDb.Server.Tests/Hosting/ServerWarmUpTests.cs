@@ -2,6 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Tracing;
 using TailDb.Server.Hosting;
+using TailDb.Server.Tests.Diagnostics;
 
 namespace TailDb.Server.Tests.Hosting;
 
@@ -10,6 +11,7 @@ namespace TailDb.Server.Tests.Hosting;
 /// store that is gone afterwards, and silent in traces. One class: its tests run one at a time,
 /// so the event test sees only its own warm-up's commands.
 /// </summary>
+[Collection(ServerEventsGroup.Name)]
 public sealed class ServerWarmUpTests : IDisposable
 {
     private readonly DirectoryInfo _root = Directory.CreateTempSubdirectory("taildb-warm-up-test-");
@@ -78,7 +80,7 @@ public sealed class ServerWarmUpTests : IDisposable
     [Fact]
     public async Task The_warm_ups_commands_write_no_events_while_a_session_listens_though_the_same_commands_from_a_client_do()
     {
-        using var listener = new Recorder();
+        using var listener = new EventRecorder();
         HashSet<long> keyHashes = [.. Enumerable.Range(0, ServerWarmUp.KeysPerRound).Select(i => KeyHash(ServerWarmUp.Key(i)))];
 
         await ServerWarmUp.RunAsync(Options(1), CancellationToken.None, _root.FullName);
@@ -147,19 +149,4 @@ public sealed class ServerWarmUpTests : IDisposable
     }
 
     private static long KeyHash(string key) => TailDb.Server.Commands.CommandDispatcher.KeyHash(System.Text.Encoding.UTF8.GetBytes(key));
-
-    private sealed class Recorder : EventListener
-    {
-        public ConcurrentQueue<EventWrittenEventArgs> Events { get; } = new();
-
-        protected override void OnEventSourceCreated(EventSource source)
-        {
-            if (source.Name is "TailDb-Server" or "TailDb")
-            {
-                EnableEvents(source, EventLevel.Informational, EventKeywords.All);
-            }
-        }
-
-        protected override void OnEventWritten(EventWrittenEventArgs e) => Events.Enqueue(e);
-    }
 }
