@@ -159,7 +159,7 @@ public sealed class BdnJsonReaderTests
             File.WriteAllText(Path.Combine(dir.FullName, "A-report-full.json"), FullJson);
             File.WriteAllText(Path.Combine(dir.FullName, "A-report-baselines.json"), """
                 { "Benchmarks": [
-                  { "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend" },
+                  { "FullName": "TailDb.Benchmarks.Gets.GetHitBenchmarks.TryGet(Events: False, Writers: 8)", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "DriftsWith": ["TailDb.Benchmarks.Gets.GetMissBenchmarks.RawRandomAccessRead"] },
                   { "FullName": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "Baseline": "TailDb.Benchmarks.Puts.PutBenchmarks.RawAppend", "AllocationNoiseBytes": 16 } ] }
                 """);
 
@@ -170,6 +170,8 @@ public sealed class BdnJsonReaderTests
             Assert.True(results[1].IsBaseline);
             Assert.Equal(0, results[0].AllocationNoiseBytes);
             Assert.Equal(16, results[1].AllocationNoiseBytes);
+            Assert.Equal(["TailDb.Benchmarks.Gets.GetMissBenchmarks.RawRandomAccessRead"], results[0].DriftsWith);
+            Assert.Empty(results[1].DriftsWith!);
         }
         finally
         {

@@ -100,7 +100,8 @@ public static class BenchmarkComparer
 
     /// <summary>
     /// The machine's drift for <paramref name="current"/>: the largest now/before median ratio among
-    /// its raw baseline and that baseline's other parameter rows (the same method). The rows run one
+    /// its raw baseline and that baseline's other parameter rows (the same method), and the raw
+    /// baselines it declares it pays for too (<see cref="BenchmarkResult.DriftsWith"/>). The rows run one
     /// after another, and a disk's fsync latency can move between them: once `RawAppendFsync(Writers: 8)`
     /// stayed at 0.96x while `RawAppendFsync(Writers: 1)` drifted 2.15x and `PutFsync(Writers: 8)`
     /// came out 2.16x in the same run, with no code of its own changed.
@@ -116,7 +117,7 @@ public static class BenchmarkComparer
         double? drift = null;
         foreach (var (otherId, now) in currentById)
         {
-            if (now.IsBaseline && SameMethod(otherId, id) && baselineById.TryGetValue(otherId, out var before) &&
+            if (now.IsBaseline && (SameMethod(otherId, id) || Declares(current, otherId)) && baselineById.TryGetValue(otherId, out var before) &&
                 before.NanosecondsPerOperation.Count > 0 && now.NanosecondsPerOperation.Count > 0)
             {
                 drift = Math.Max(drift ?? 0, now.MedianNanoseconds / before.MedianNanoseconds);
@@ -125,6 +126,9 @@ public static class BenchmarkComparer
 
         return drift;
     }
+
+    private static bool Declares(BenchmarkResult current, string otherId) =>
+        current.DriftsWith is { } methods && methods.Any(m => MethodOf(otherId).Equals(m, StringComparison.Ordinal));
 
     /// <summary>Two FullNames of one method with different parameters ("Type.Method(Writers: 1)").</summary>
     private static bool SameMethod(string a, string b) => MethodOf(a).Equals(MethodOf(b), StringComparison.Ordinal);

@@ -47,15 +47,15 @@ public static class BdnJsonReader
             }
         }
 
-        return results.Select(r => baselines.TryGetValue(r.Id, out var e) ? r with { BaselineId = e.Baseline, AllocationNoiseBytes = e.AllocationNoiseBytes } : r)
+        return results.Select(r => baselines.TryGetValue(r.Id, out var e) ? r with { BaselineId = e.Baseline, AllocationNoiseBytes = e.AllocationNoiseBytes, DriftsWith = e.DriftsWith } : r)
             .ToArray();
     }
 
     /// <summary>What the suite's *-report-baselines.json says about one benchmark.</summary>
-    public sealed record SuiteEntry(string? Baseline, long AllocationNoiseBytes);
+    public sealed record SuiteEntry(string? Baseline, long AllocationNoiseBytes, IReadOnlyList<string> DriftsWith);
 
     /// <summary>Reads the suite's *-report-baselines.json: benchmark FullName → its category's
-    /// baseline FullName and declared allocation noise.</summary>
+    /// baseline FullName, declared allocation noise and declared drift references.</summary>
     public static IReadOnlyDictionary<string, SuiteEntry> ReadBaselineMap(string path)
     {
         try
@@ -68,7 +68,8 @@ public static class BdnJsonReader
                 {
                     var baseline = entry.TryGetProperty("Baseline", out var b) ? b.GetString() : null;
                     var noise = entry.TryGetProperty("AllocationNoiseBytes", out var n) ? n.GetInt64() : 0;
-                    map[id] = new SuiteEntry(baseline, noise);
+                    var drifts = entry.TryGetProperty("DriftsWith", out var d) ? d.EnumerateArray().Select(m => m.GetString() ?? "").ToArray() : [];
+                    map[id] = new SuiteEntry(baseline, noise, drifts);
                 }
             }
 

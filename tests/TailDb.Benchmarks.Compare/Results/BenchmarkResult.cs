@@ -10,13 +10,16 @@ namespace TailDb.Benchmarks.Compare.Results;
 /// (itself for a baseline), from the suite's *-report-baselines.json; null when unknown.</param>
 /// <param name="AllocationNoiseBytes">Bytes per operation the benchmark declares its allocations
 /// vary by between identical runs (timing-dependent batching), from the same file; 0 when none.</param>
+/// <param name="DriftsWith">Raw baselines' methods (FullName without parameters) outside its category
+/// whose machine cost it pays too, from the same file; empty when none.</param>
 public sealed record BenchmarkResult(
     string Id,
     string DisplayName,
     IReadOnlyList<double> NanosecondsPerOperation,
     long? AllocatedBytesPerOperation,
     string? BaselineId = null,
-    long AllocationNoiseBytes = 0)
+    long AllocationNoiseBytes = 0,
+    IReadOnlyList<string>? DriftsWith = null)
 {
     public bool IsBaseline => BaselineId == Id;
 

@@ -8,7 +8,8 @@ namespace TailDb.Benchmarks.Configuration;
 
 /// <summary>
 /// Writes *-report-baselines.json: each benchmark's FullName, the FullName of the baseline of its
-/// category in the same run, and its declared <see cref="AllocationNoiseAttribute"/> if any. BenchmarkDotNet's full JSON does not say which benchmark is a
+/// category in the same run, its declared <see cref="AllocationNoiseAttribute"/> and
+/// <see cref="DriftsWithAttribute"/>s if any. BenchmarkDotNet's full JSON does not say which benchmark is a
 /// baseline; the CI comparison needs it to tell a slower TailDb from a slower machine (the raw
 /// baselines run no TailDb code, so when they slow down too, the machine did).
 /// </summary>
@@ -41,6 +42,17 @@ public sealed class BaselineMapExporter : ExporterBase
                     is [AllocationNoiseAttribute noise, ..])
                 {
                     json.WriteNumber("AllocationNoiseBytes", noise.Bytes);
+                }
+
+                if (benchmark.Descriptor.WorkloadMethod.GetCustomAttributes(typeof(DriftsWithAttribute), false) is { Length: > 0 } references)
+                {
+                    json.WriteStartArray("DriftsWith");
+                    foreach (DriftsWithAttribute reference in references)
+                    {
+                        json.WriteStringValue(reference.Method);
+                    }
+
+                    json.WriteEndArray();
                 }
 
                 json.WriteEndObject();

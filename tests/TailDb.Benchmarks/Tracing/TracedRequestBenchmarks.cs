@@ -94,6 +94,7 @@ public class TracedRequestBenchmarks
     }
 
     [Benchmark]
+    [DriftsWith(typeof(Gets.GetMissBenchmarks), nameof(Gets.GetMissBenchmarks.RawRandomAccessRead))] // a miss reads its record; the category's baseline, a hit, reads nothing
     public ReadStatus GetMiss()
     {
         _destination.ResetWrittenCount();
@@ -101,6 +102,7 @@ public class TracedRequestBenchmarks
     }
 
     [Benchmark]
+    [DriftsWith(typeof(Puts.PutBenchmarks), nameof(Puts.PutBenchmarks.RawAppend))]
     public void Put()
     {
         int i = _keys.Order[_next++ & (_keys.Count - 1)];
