@@ -15,6 +15,13 @@ namespace TailDb.Storage;
 /// directory's single writer appends; readers find entries through references published after the
 /// entry was written (<see cref="KeyDir"/>). A chunk is never written again once an arena is
 /// replaced, so a reader still holding an old table reads consistent, if stale, entries.
+/// <para>
+/// Chunks are cut from slabs, each slab half as many chunks as the arena holds already (1 to 32
+/// MiB), so a growing arena allocates O(log n) arrays. A slab of two chunks or more is a
+/// <see cref="HugePages"/> array whose first chunk starts on a 2 MiB boundary: a million keys' 32
+/// MB of entries fault in as huge pages, not as 8,000 small ones. A chunk is its slab and an
+/// offset into it, so an entry's <c>ref</c> points into a managed array and keeps it alive.
+/// </para>
 /// </summary>
 internal sealed class KeyArena
 {
@@ -27,12 +34,24 @@ internal sealed class KeyArena
 
     private const long MaxBytes = (long)uint.MaxValue << 3;
 
-    private byte[][] _chunks = new byte[4][];
+    /// <summary>The largest slab, in chunks: past it an arena grows by 32 MiB at a time.</summary>
+    private const int MaxSlabChunks = 32;
+
+    /// <summary>The largest slab <see cref="Reserve"/> makes: 1 GiB, a bulk load of some 30M keys.</summary>
+    private const int MaxReservedSlabChunks = 1024;
+
+    private Chunk[] _chunks = new Chunk[4];
     private int _chunkCount;
     private long _end = FirstReference * 8;
 
-    /// <summary>Bytes held by the chunks (what the arena costs in memory, used or not).</summary>
-    public long ReservedBytes => (long)_chunkCount * ChunkBytes;
+    // The slab the next chunks are cut from (writer only).
+    private byte[]? _slab;
+    private int _slabNext;
+    private int _slabChunksLeft;
+    private long _reservedBytes;
+
+    /// <summary>Bytes held by the slabs (what the arena costs in memory, used or not).</summary>
+    public long ReservedBytes => _reservedBytes;
 
     /// <summary>Where the next entry goes (a mark for <see cref="Rewind"/>).</summary>
     public long End => _end;
@@ -52,6 +71,29 @@ internal sealed class KeyArena
     }
 
     public static int EntrySize(int keyLength) => (HeaderBytes + keyLength + 7) & ~7;
+
+    /// <summary>Bytes <paramref name="entries"/> entries of <paramref name="keyBytes"/> key bytes in all take: exact when every key has the same length, else at most 7 B per entry over.</summary>
+    public static long BytesFor(int entries, long keyBytes) =>
+        entries <= 0 || keyBytes < 0 ? 0
+        : keyBytes % entries == 0 ? (long)entries * EntrySize((int)Math.Min(RecordFormat.MaxKeyBytes, keyBytes / entries))
+        : ((long)entries * (HeaderBytes + 7)) + keyBytes;
+
+    /// <summary>
+    /// Makes the chunks that take the next <paramref name="bytes"/> of entries one slab (a bulk load
+    /// that knows its size), instead of the several a growing arena would cut. Writer only.
+    /// </summary>
+    public void Reserve(long bytes)
+    {
+        if (_slabChunksLeft > 0 || bytes <= ChunkBytes)
+        {
+            return; // a fresh arena's bulk load is the case this is for
+        }
+
+        // Whole huge pages: an even number of chunks ends on a 2 MiB boundary. One more chunk than
+        // the bytes fill, for what entries lose at chunk ends.
+        long chunks = ((bytes + ChunkBytes - 1) >> ChunkBits) + 1;
+        AddSlab((int)Math.Min(MaxReservedSlabChunks, (chunks + 1) & ~1L));
+    }
 
     /// <summary>Appends an entry; returns its reference. Writer only.</summary>
     public uint Append(ReadOnlySpan<byte> key, long position, long lengths)
@@ -91,16 +133,23 @@ internal sealed class KeyArena
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static ref byte Entry(byte[][] chunks, uint reference)
+    private static ref byte Entry(Chunk[] chunks, uint reference)
     {
         long offset = (long)reference << 3;
-        byte[] chunk = chunks[(int)(offset >> ChunkBits)];
-        return ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(chunk), (nint)(offset & (ChunkBytes - 1)));
+        ref Chunk chunk = ref chunks[(int)(offset >> ChunkBits)];
+        return ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(chunk.Slab), (nint)chunk.Offset + (nint)(offset & (ChunkBytes - 1)));
     }
 
     private void AddChunk()
     {
-        byte[][] chunks = _chunks;
+        if (_slabChunksLeft == 0)
+        {
+            // Half the chunks held so far, in whole huge pages (an even count) once past one.
+            int grow = Math.Clamp(_chunkCount / 2, 1, MaxSlabChunks);
+            AddSlab(grow > 1 ? grow & ~1 : 1);
+        }
+
+        Chunk[] chunks = _chunks;
         if (_chunkCount == chunks.Length)
         {
             // A reader that loaded the old directory only follows references published before this
@@ -108,8 +157,31 @@ internal sealed class KeyArena
             Array.Resize(ref chunks, chunks.Length * 2);
         }
 
-        chunks[_chunkCount] = GC.AllocateUninitializedArray<byte>(ChunkBytes);
+        chunks[_chunkCount] = new Chunk(_slab!, _slabNext);
+        _slabNext += ChunkBytes;
+        _slabChunksLeft--;
         _chunkCount++;
         Volatile.Write(ref _chunks, chunks);
     }
+
+    private void AddSlab(int chunks)
+    {
+        if (chunks == 1)
+        {
+            _slab = GC.AllocateUninitializedArray<byte>(ChunkBytes);
+            _slabNext = 0;
+        }
+        else
+        {
+            // One huge page of slack, so the first chunk can start on a 2 MiB boundary.
+            _slab = HugePages.AllocateUninitialized<byte>((chunks * ChunkBytes) + HugePages.Bytes);
+            _slabNext = HugePages.OffsetToBoundary(_slab);
+        }
+
+        _slabChunksLeft = chunks;
+        _reservedBytes += (long)chunks * ChunkBytes;
+    }
+
+    /// <summary>A chunk: the slab it was cut from and where in it the chunk starts.</summary>
+    private readonly record struct Chunk(byte[] Slab, int Offset);
 }

@@ -75,7 +75,7 @@ internal sealed class KeyDir
     public KeyDir(int expectedKeys, ulong seed)
     {
         _initialCapacity = CapacityFor(expectedKeys);
-        _table = new Table(new long[_initialCapacity], new KeyArena());
+        _table = new Table(NewSlots(_initialCapacity), new KeyArena());
         _seed = seed;
     }
 
@@ -253,7 +253,8 @@ internal sealed class KeyDir
     /// finds a key whatever order it went in. A key past the count is refused
     /// (<see cref="BulkLoad.Overflowed"/>): the caller abandons the load.
     /// </summary>
-    public BulkLoad BeginBulkLoad(int expectedCount, bool inHashOrder)
+    /// <param name="expectedBytes">The arena bytes the keys take (<see cref="KeyArena.BytesFor"/>), when known: their chunks are then one slab.</param>
+    public BulkLoad BeginBulkLoad(int expectedCount, bool inHashOrder, long expectedBytes = 0)
     {
         if (!IsEmpty)
         {
@@ -264,6 +265,8 @@ internal sealed class KeyDir
         {
             Reserve(expectedCount);
         }
+
+        _table.Arena.Reserve(expectedBytes);
 
         return new BulkLoad(this, expectedCount, inHashOrder);
     }
@@ -394,7 +397,7 @@ internal sealed class KeyDir
     private void Rebuild(int capacity, bool freshArena)
     {
         Table old = _table;
-        var slots = new long[capacity];
+        long[] slots = NewSlots(capacity);
         KeyArena arena = freshArena ? new KeyArena() : old.Arena;
         int mask = capacity - 1;
         foreach (long meta in old.Slots)
@@ -434,6 +437,19 @@ internal sealed class KeyDir
         _tombstones = 0;
         _rebuilds++;
         Volatile.Write(ref _table, new Table(slots, arena));
+    }
+
+    /// <summary>An empty slot table; from 4 MiB on, one the kernel can back with huge pages (<see cref="HugePages"/>).</summary>
+    private static long[] NewSlots(int capacity)
+    {
+        if ((long)capacity * sizeof(long) < 2 * HugePages.Bytes)
+        {
+            return new long[capacity];
+        }
+
+        long[] slots = HugePages.AllocateUninitialized<long>(capacity);
+        Array.Clear(slots);
+        return slots;
     }
 
     /// <summary>The first table: a power of two holding <paramref name="keys"/> at most 3/4 full.</summary>

@@ -323,7 +323,7 @@ internal sealed class Recovery
         // placed as they are read; any other order goes through the bulk load's grouping.
         bool inHashOrder = header.CarriesHashes && header.SortedByHash && header.Seed == _keyDir.Seed;
         int expected = header.CarriesHashes ? header.Count : (int)Math.Min(int.MaxValue / 2, hint.Length / HintFile.TypicalEntryBytes);
-        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad(expected, inHashOrder);
+        KeyDir.BulkLoad bulk = _keyDir.BeginBulkLoad(expected, inHashOrder, KeyArena.BytesFor(header.Count, HintFile.KeyBytes(header, hint.Length)));
         var sink = new BulkSink(bulk, segment.Number);
         if (!HintFile.TryLoadOnce(hint, header, segment.Length, _keyDir.Seed, ref sink) || bulk.Overflowed)
         {
