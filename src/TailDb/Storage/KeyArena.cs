@@ -16,10 +16,11 @@ namespace TailDb.Storage;
 /// entry was written (<see cref="KeyDir"/>). A chunk is never written again once an arena is
 /// replaced, so a reader still holding an old table reads consistent, if stale, entries.
 /// <para>
-/// Chunks are cut from slabs, each slab half as many chunks as the arena holds already (1 to 32
-/// MiB), so a growing arena allocates O(log n) arrays. A slab of two chunks or more is a
-/// <see cref="HugePages"/> array whose first chunk starts on a 2 MiB boundary: a million keys' 32
-/// MB of entries fault in as huge pages, not as 8,000 small ones. A chunk is its slab and an
+/// Chunks are cut from slabs: the first two chunks are slabs of their own, then each slab holds a
+/// quarter as many chunks as the arena holds already (2 to 32 MiB, even), so a growing arena
+/// allocates few arrays and holds at most a quarter more than it fills, plus 2 MiB. A slab of two chunks or more is a
+/// <see cref="HugePages"/> array whose first chunk starts on a 2 MiB boundary and whose last ends on
+/// one: a million keys' 32 MB of entries fault in as huge pages, not as 8,000 small ones. A chunk is its slab and an
 /// offset into it, so an entry's <c>ref</c> points into a managed array and keeps it alive.
 /// </para>
 /// </summary>
@@ -144,9 +145,8 @@ internal sealed class KeyArena
     {
         if (_slabChunksLeft == 0)
         {
-            // Half the chunks held so far, in whole huge pages (an even count) once past one.
-            int grow = Math.Clamp(_chunkCount / 2, 1, MaxSlabChunks);
-            AddSlab(grow > 1 ? grow & ~1 : 1);
+            // A quarter of the chunks held so far, in whole huge pages (an even count) from the third chunk on.
+            AddSlab(_chunkCount < 2 ? 1 : Math.Clamp(_chunkCount / 4, 2, MaxSlabChunks) & ~1);
         }
 
         Chunk[] chunks = _chunks;
