@@ -17,10 +17,11 @@ namespace TailDb.Storage;
 /// replaced, so a reader still holding an old table reads consistent, if stale, entries.
 /// <para>
 /// Chunks are cut from slabs: the first two chunks are slabs of their own, then each slab holds a
-/// quarter as many chunks as the arena holds already (2 to 32 MiB, even), so a growing arena
-/// allocates few arrays and holds at most a quarter more than it fills, plus 2 MiB. A slab of two chunks or more is a
-/// <see cref="HugePages"/> array whose first chunk starts on a 2 MiB boundary and whose last ends on
-/// one: a million keys' 32 MB of entries fault in as huge pages, not as 8,000 small ones. A chunk is its slab and an
+/// quarter as many chunks as the arena holds already, plus one (3 to 33 MiB), so a growing arena
+/// allocates few arrays and holds at most a quarter more than it fills, plus 3 MiB. A slab of two chunks or more is a
+/// <see cref="HugePages"/> array with a huge page of slack, its chunks laid from a 2 MiB boundary
+/// (one chunk goes in the slack): a million keys' 32 MB of entries fault in as huge pages, not as
+/// 8,000 small ones. A chunk is its slab and an
 /// offset into it, so an entry's <c>ref</c> points into a managed array and keeps it alive.
 /// </para>
 /// </summary>
@@ -49,6 +50,7 @@ internal sealed class KeyArena
     private byte[]? _slab;
     private int _slabNext;
     private int _slabChunksLeft;
+    private int _slabLead = -1; // a chunk's room before the slab's 2 MiB boundary, used first; -1 when none
     private long _reservedBytes;
 
     /// <summary>Bytes held by the slabs (what the arena costs in memory, used or not).</summary>
@@ -90,10 +92,9 @@ internal sealed class KeyArena
             return; // a fresh arena's bulk load is the case this is for
         }
 
-        // Whole huge pages: an even number of chunks ends on a 2 MiB boundary. One more chunk than
-        // the bytes fill, for what entries lose at chunk ends.
-        long chunks = ((bytes + ChunkBytes - 1) >> ChunkBits) + 1;
-        AddSlab((int)Math.Min(MaxReservedSlabChunks, (chunks + 1) & ~1L));
+        // AddSlab adds one chunk, which covers what entries lose at chunk ends.
+        long chunks = (bytes + ChunkBytes - 1) >> ChunkBits;
+        AddSlab((int)Math.Min(MaxReservedSlabChunks, chunks));
     }
 
     /// <summary>Appends an entry; returns its reference. Writer only.</summary>
@@ -145,8 +146,8 @@ internal sealed class KeyArena
     {
         if (_slabChunksLeft == 0)
         {
-            // A quarter of the chunks held so far, in whole huge pages (an even count) from the third chunk on.
-            AddSlab(_chunkCount < 2 ? 1 : Math.Clamp(_chunkCount / 4, 2, MaxSlabChunks) & ~1);
+            // A quarter of the chunks held so far, from the third chunk on.
+            AddSlab(_chunkCount < 2 ? 1 : Math.Clamp(_chunkCount / 4, 2, MaxSlabChunks));
         }
 
         Chunk[] chunks = _chunks;
@@ -157,15 +158,26 @@ internal sealed class KeyArena
             Array.Resize(ref chunks, chunks.Length * 2);
         }
 
-        chunks[_chunkCount] = new Chunk(_slab!, _slabNext);
-        _slabNext += ChunkBytes;
+        if (_slabLead >= 0)
+        {
+            chunks[_chunkCount] = new Chunk(_slab!, _slabLead);
+            _slabLead = -1;
+        }
+        else
+        {
+            chunks[_chunkCount] = new Chunk(_slab!, _slabNext);
+            _slabNext += ChunkBytes;
+        }
+
         _slabChunksLeft--;
         _chunkCount++;
         Volatile.Write(ref _chunks, chunks);
     }
 
+    /// <summary>A slab of at least <paramref name="chunks"/> chunks (one more when huge-page aligned).</summary>
     private void AddSlab(int chunks)
     {
+        _slabLead = -1;
         if (chunks == 1)
         {
             _slab = GC.AllocateUninitializedArray<byte>(ChunkBytes);
@@ -173,9 +185,16 @@ internal sealed class KeyArena
         }
         else
         {
-            // One huge page of slack, so the first chunk can start on a 2 MiB boundary.
+            // A huge page of slack lets the aligned chunks start on a 2 MiB boundary, and the slack
+            // is not lost: before the boundary or after the last aligned chunk, one more chunk fits.
             _slab = HugePages.AllocateUninitialized<byte>((chunks * ChunkBytes) + HugePages.Bytes);
             _slabNext = HugePages.OffsetToBoundary(_slab);
+            if (_slabNext >= ChunkBytes)
+            {
+                _slabLead = _slabNext - ChunkBytes;
+            }
+
+            chunks++;
         }
 
         _slabChunksLeft = chunks;
