@@ -35,7 +35,16 @@ public class HugePagesTests
     // The array is pinned (HugePages allocates it so), so its address holds.
     private static long Address(byte[] array) => (long)Unsafe.ByteOffset(ref Unsafe.NullRef<byte>(), ref MemoryMarshal.GetArrayDataReference(array));
 
-    private static string Mapping(long address)
+    private static string Mapping(long address) => string.Join(" | ", MappingLines(address));
+
+    /// <summary>AnonHugePages of the mapping holding <paramref name="address"/>.</summary>
+    private static long AnonHugeKiB(long address) =>
+        MappingLines(address).FirstOrDefault(l => l.StartsWith("AnonHugePages:", StringComparison.Ordinal)) is { } line
+            ? long.Parse(line["AnonHugePages:".Length..].Trim().Split(' ')[0], CultureInfo.InvariantCulture)
+            : 0;
+
+    /// <summary>The /proc/self/smaps lines of the mapping holding <paramref name="address"/>: its range line, then its fields.</summary>
+    private static List<string> MappingLines(long address)
     {
         var lines = new List<string>();
         bool inside = false;
@@ -55,29 +64,7 @@ public class HugePagesTests
             }
         }
 
-        return string.Join(" | ", lines);
-    }
-
-    /// <summary>AnonHugePages of the mapping holding <paramref name="address"/>, from /proc/self/smaps.</summary>
-    private static long AnonHugeKiB(long address)
-    {
-        bool inside = false;
-        foreach (string line in File.ReadLines("/proc/self/smaps"))
-        {
-            int dash = line.IndexOf('-', StringComparison.Ordinal);
-            int space = line.IndexOf(' ', StringComparison.Ordinal);
-            if (dash > 0 && space > dash && long.TryParse(line.AsSpan(0, dash), NumberStyles.HexNumber, CultureInfo.InvariantCulture, out long start)
-                && long.TryParse(line.AsSpan(dash + 1, space - dash - 1), NumberStyles.HexNumber, CultureInfo.InvariantCulture, out long end))
-            {
-                inside = address >= start && address < end;
-            }
-            else if (inside && line.StartsWith("AnonHugePages:", StringComparison.Ordinal))
-            {
-                return long.Parse(line.AsSpan(14).Trim().ToString().Split(' ')[0], CultureInfo.InvariantCulture);
-            }
-        }
-
-        return 0;
+        return lines;
     }
 }
 
