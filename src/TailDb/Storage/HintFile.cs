@@ -131,14 +131,14 @@ internal static class HintFile
         }
     }
 
-    /// <summary>
-    /// Reads and checks the header: false (scan the segment instead) when it is damaged, of an
-    /// unknown version, or written for a segment of another length.
-    /// </summary>
     /// <summary>The key bytes of a version 2 hint of <paramref name="fileLength"/> bytes (its header counts the entries); -1 for version 1.</summary>
     public static long KeyBytes(HintHeader header, long fileLength) =>
         header.CarriesHashes ? fileLength - HeaderSizeV2 - ((long)header.Count * EntryHeaderSizeV2) : -1;
 
+    /// <summary>
+    /// Reads and checks the header: false (scan the segment instead) when it is damaged, of an
+    /// unknown version, or written for a segment of another length.
+    /// </summary>
     public static bool TryReadHeader(IStorageFile hint, long segmentLength, out HintHeader header)
     {
         header = default;

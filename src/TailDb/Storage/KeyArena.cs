@@ -17,12 +17,12 @@ namespace TailDb.Storage;
 /// replaced, so a reader still holding an old table reads consistent, if stale, entries.
 /// <para>
 /// Chunks are cut from slabs: the first two chunks are slabs of their own, then each slab holds a
-/// quarter as many chunks as the arena holds already, plus one (3 to 33 MiB), so a growing arena
-/// allocates few arrays and holds at most a quarter more than it fills, plus 3 MiB. A slab of two chunks or more is a
-/// <see cref="HugePages"/> array with a huge page of slack, its chunks laid from a 2 MiB boundary
-/// (one chunk goes in the slack): a million keys' 32 MB of entries fault in as huge pages, not as
-/// 8,000 small ones. A chunk is its slab and an
-/// offset into it, so an entry's <c>ref</c> points into a managed array and keeps it alive.
+/// quarter as many chunks as the arena holds already (2 to 32), plus one, so a growing arena
+/// allocates few arrays and holds at most a quarter more than it fills, plus 3 MiB. A slab of more
+/// than one chunk is a <see cref="HugePages"/> array with a huge page of slack, its chunks laid
+/// from a 2 MiB boundary (the extra chunk goes in the slack): a million keys' 32 MB of entries
+/// fault in as huge pages, not as 8,000 small ones. A chunk is its slab and an offset into it, so
+/// an entry's <c>ref</c> points into a managed array and keeps it alive.
 /// </para>
 /// </summary>
 internal sealed class KeyArena
