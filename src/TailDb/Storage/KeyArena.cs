@@ -50,7 +50,6 @@ internal sealed class KeyArena
     private byte[]? _slab;
     private int _slabNext;
     private int _slabChunksLeft;
-    private int _slabLead = -1; // a chunk's room before the slab's 2 MiB boundary, used first; -1 when none
     private long _reservedBytes;
 
     /// <summary>Bytes held by the slabs (what the arena costs in memory, used or not).</summary>
@@ -158,17 +157,8 @@ internal sealed class KeyArena
             Array.Resize(ref chunks, chunks.Length * 2);
         }
 
-        if (_slabLead >= 0)
-        {
-            chunks[_chunkCount] = new Chunk(_slab!, _slabLead);
-            _slabLead = -1;
-        }
-        else
-        {
-            chunks[_chunkCount] = new Chunk(_slab!, _slabNext);
-            _slabNext += ChunkBytes;
-        }
-
+        chunks[_chunkCount] = new Chunk(_slab!, _slabNext);
+        _slabNext += ChunkBytes;
         _slabChunksLeft--;
         _chunkCount++;
         Volatile.Write(ref _chunks, chunks);
@@ -177,7 +167,6 @@ internal sealed class KeyArena
     /// <summary>A slab of at least <paramref name="chunks"/> chunks (one more when huge-page aligned).</summary>
     private void AddSlab(int chunks)
     {
-        _slabLead = -1;
         if (chunks == 1)
         {
             _slab = GC.AllocateUninitializedArray<byte>(ChunkBytes);
@@ -185,15 +174,11 @@ internal sealed class KeyArena
         }
         else
         {
-            // A huge page of slack lets the aligned chunks start on a 2 MiB boundary, and the slack
-            // is not lost: before the boundary or after the last aligned chunk, one more chunk fits.
+            // A huge page of slack lets the chunks be laid from a 2 MiB boundary, and the slack is
+            // not lost: one more chunk fits, just before the boundary or after the last one.
             _slab = HugePages.AllocateUninitialized<byte>((chunks * ChunkBytes) + HugePages.Bytes);
-            _slabNext = HugePages.OffsetToBoundary(_slab);
-            if (_slabNext >= ChunkBytes)
-            {
-                _slabLead = _slabNext - ChunkBytes;
-            }
-
+            int boundary = HugePages.OffsetToBoundary(_slab);
+            _slabNext = boundary >= ChunkBytes ? boundary - ChunkBytes : boundary;
             chunks++;
         }
 

@@ -14,7 +14,7 @@ namespace TailDb.Benchmarks.Tracing;
 /// DiagnosticsClient on this process (TailDb provider only, no stacks, no rundown; its stream is
 /// read to nowhere by a thread of its own). Goal: 0 B per Get hit, Get miss and Put in TailDb's code.
 /// An EventListener delivers each event as an EventWrittenEventArgs it allocates (the BCL's cost,
-/// not the store's); the EventPipe session's bytes, if any, are its reader task's.
+/// not the store's); the EventPipe session's bytes, if any, are its reader thread's.
 /// </summary>
 [BenchmarkCategory(Categories.Traced)]
 public class TracedRequestBenchmarks
