@@ -3,7 +3,12 @@ namespace TailDb;
 /// <summary>What a write does to the value cache.</summary>
 public enum CacheWrites
 {
-    /// <summary>The write caches its value: a read right after it hits, and each write allocates the cached copy.</summary>
+    /// <summary>
+    /// The write caches its value: a read right after it hits. A write of a key cached with the
+    /// same length rewrites the value in place, as <see cref="Update"/> does, and allocates
+    /// nothing; a key's first write, or one of another length, allocates its slot (under the
+    /// writer's lock, once per key rather than once per write).
+    /// </summary>
     Through,
 
     /// <summary>

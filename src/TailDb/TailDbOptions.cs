@@ -11,7 +11,7 @@ public sealed record TailDbOptions
     /// <summary>Upper bound of the value cache in bytes (values, keys and per-entry overhead); 0 disables it.</summary>
     public long CacheCapacityBytes { get; init; } = 64L << 20;
 
-    /// <summary>Whether writes fill the value cache (<see cref="CacheWrites.Through"/>, the default) or only drop the key's old value from it.</summary>
+    /// <summary>Whether writes fill the value cache (<see cref="CacheWrites.Through"/>, the default), only rewrite a value it holds (<see cref="CacheWrites.Update"/>), or drop it (<see cref="CacheWrites.Invalidate"/>).</summary>
     public CacheWrites CacheWrites { get; init; } = CacheWrites.Through;
 
     /// <summary>

@@ -50,19 +50,18 @@ public sealed partial class TailDbStore
         byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
         int[] hashes = ArrayPool<int>.Shared.Rent(puts.Length);
-        byte[]?[] slots = ArrayPool<byte[]?>.Shared.Rent(puts.Length);
         Guid[]? requests = _telemetry.RequestEvents() ? new Guid[puts.Length] : null;
         long started = _telemetry.StartTimestamp();
         try
         {
-            Encode(puts, statuses, buffer, ends, hashes, slots, requests);
+            Encode(puts, statuses, buffer, ends, hashes, requests);
             _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
             long sequence;
             int written;
             lock (_writer.WriteLock)
             {
                 ThrowIfDisposed();
-                written = AppendBatchLocked(puts, statuses, buffer, ends, hashes, slots, out sequence);
+                written = AppendBatchLocked(puts, statuses, buffer, ends, hashes, out sequence);
             }
 
             if (written > 0)
@@ -81,8 +80,6 @@ public sealed partial class TailDbStore
             ArrayPool<byte>.Shared.Return(buffer);
             ArrayPool<int>.Shared.Return(ends);
             ArrayPool<int>.Shared.Return(hashes);
-            Array.Clear(slots, 0, puts.Length);
-            ArrayPool<byte[]?>.Shared.Return(slots);
         }
     }
 
@@ -106,27 +103,21 @@ public sealed partial class TailDbStore
     /// <summary>
     /// Outside the lock: every valid put's record end to end in <paramref name="buffer"/> (put i
     /// ends at ends[i]; a skipped put takes no bytes), its key's hash in the key directory (the
-    /// seed is fixed once the store is open, so it need not be computed under the lock), its
-    /// cache slot, and its Start event.
+    /// seed is fixed once the store is open, so it need not be computed under the lock), and its
+    /// Start event.
     /// </summary>
-    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, byte[]?[] slots, Guid[]? requests)
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, Guid[]? requests)
     {
         int at = 0;
         Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
         for (int i = 0; i < puts.Length; i++)
         {
-            slots[i] = null;
             if (statuses[i] == PutStatus.Written)
             {
                 ReadOnlySpan<byte> key = puts[i].Key.Span;
                 ReadOnlySpan<byte> value = puts[i].Value.Span;
                 at += RecordFormat.Write(buffer.AsSpan(at), key, value, tombstone: false);
                 hashes[i] = _keyDir.Hash(key);
-                if (CachesWrite(key.Length, value.Length))
-                {
-                    slots[i] = ValueCache.CreateSlot(value);
-                }
-
                 if (requests is not null)
                 {
                     requests[i] = TailDbEventSource.NewActivityId();
@@ -139,7 +130,7 @@ public sealed partial class TailDbStore
     }
 
     /// <summary>Appends the batch's runs and indexes them, in order; returns the bytes written.</summary>
-    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, byte[]?[] slots, out long sequence)
+    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, out long sequence)
     {
         int written = 0;
         int i = 0;
@@ -201,7 +192,7 @@ public sealed partial class TailDbStore
                     _writer.Segments.Supersede(previous);
                 }
 
-                UpdateCacheRun(puts[i..j], slots.AsSpan(i, j - i));
+                UpdateCacheRun(puts[i..j]);
             }
             finally
             {
@@ -221,26 +212,21 @@ public sealed partial class TailDbStore
 
     /// <summary>
     /// Under the writer lock, after the run's key directory changes: what each put leaves in the
-    /// cache, in order. With <see cref="CacheWrites.Update"/> the fence that orders a key's
-    /// directory change before its slot's state is read is issued once for the run, not per put:
-    /// each key's change still precedes the fence, and the fence its slot's update.
+    /// cache, in order. The fence that orders a key's directory change before its slot's state is
+    /// read is issued once for the run, not per put: each key's change still precedes the fence,
+    /// and the fence its slot's change.
     /// </summary>
-    private void UpdateCacheRun(ReadOnlySpan<BatchPut> run, ReadOnlySpan<byte[]?> slots)
+    private void UpdateCacheRun(ReadOnlySpan<BatchPut> run)
     {
-        if (_options.CacheWrites == CacheWrites.Update && _cache.Enabled)
+        if (!_cache.Enabled)
         {
-            Interlocked.MemoryBarrier();
-            foreach (BatchPut put in run)
-            {
-                _cache.UpdateAfterFence(put.Key.Span, put.Value.Span);
-            }
-
             return;
         }
 
-        for (int k = 0; k < run.Length; k++)
+        Interlocked.MemoryBarrier();
+        foreach (BatchPut put in run)
         {
-            UpdateCache(run[k].Key.Span, run[k].Value.Span, slots[k]);
+            UpdateCacheAfterFence(put.Key.Span, put.Value.Span);
         }
     }
 

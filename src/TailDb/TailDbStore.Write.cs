@@ -116,11 +116,10 @@ public sealed partial class TailDbStore
         try
         {
             RecordFormat.Write(record, key, value, tombstone);
-            // Copy outside the lock: the cache keeps its own array of the value.
-            byte[]? cached = !tombstone && CachesWrite(key.Length, value.Length) ? ValueCache.CreateSlot(value) : null;
             // The key directory's seed is fixed once the store is open: hash before the lock, not under it.
             int hash = _keyDir.Hash(key);
             long sequence;
+            bool cached = false;
             lock (_writer.WriteLock)
             {
                 ThrowIfDisposed();
@@ -146,7 +145,7 @@ public sealed partial class TailDbStore
                     else
                     {
                         _keyDir.Set(key, hash, location, out previous);
-                        UpdateCache(key, value, cached);
+                        cached = UpdateCache(key, value);
                     }
                 }
                 finally
@@ -160,7 +159,7 @@ public sealed partial class TailDbStore
 
             bytes = size;
             _telemetry.Written(size);
-            if (cached is not null)
+            if (cached)
             {
                 _cache.WakeEvictorIfOver();
             }
@@ -173,29 +172,43 @@ public sealed partial class TailDbStore
         }
     }
 
-    /// <summary>Under the writer lock, after the key directory moved: what the put leaves in the cache, per <see cref="TailDbOptions.CacheWrites"/>.</summary>
-    private void UpdateCache(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value, byte[]? slot)
+    /// <summary>Under the writer lock, after the key directory moved: what the put leaves in the cache, per <see cref="TailDbOptions.CacheWrites"/>; true when it cached a new slot.</summary>
+    private bool UpdateCache(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        if (slot is not null)
+        if (!_cache.Enabled)
         {
-            _cache.Set(key, slot);
+            return false;
         }
-        else if (!_cache.Enabled)
-        {
-            return;
-        }
-        else if (_options.CacheWrites == CacheWrites.Update)
-        {
-            _cache.Update(key, value);
-        }
-        else
-        {
-            _cache.Remove(key);
-        }
+
+        // The key directory's change is visible before the slot's state is read (ValueCache.UpdateAfterFence).
+        Interlocked.MemoryBarrier();
+        return UpdateCacheAfterFence(key, value);
     }
 
-    private bool CachesWrite(int keyLength, int valueLength) =>
-        _options.CacheWrites == CacheWrites.Through && _cache.Enabled && _cache.Fits(keyLength, valueLength);
+    /// <summary>
+    /// <see cref="UpdateCache"/> after the caller's fence. Invalidate drops the key's cached value;
+    /// Update rewrites it in place when it has the value's length, else drops it; Through does the
+    /// same, and caches a new slot when the key had none of that length. So only a key's first
+    /// write (or a change of its length) allocates, under the lock: a key written again and again
+    /// allocates nothing. The slot is pinned, as a fill's: a cached value is meant to live, and on
+    /// the small-object heap it would be copied from generation to generation.
+    /// </summary>
+    private bool UpdateCacheAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        if (_options.CacheWrites == CacheWrites.Invalidate)
+        {
+            _cache.RemoveAfterFence(key);
+            return false;
+        }
+
+        if (_cache.UpdateAfterFence(key, value) || _options.CacheWrites != CacheWrites.Through || !_cache.Fits(key.Length, value.Length))
+        {
+            return false;
+        }
+
+        _cache.Set(key, ValueCache.CreateSlot(value, pinned: true));
+        return true;
+    }
 
     private void ValidateWrite(ReadOnlySpan<byte> key, int valueLength)
     {

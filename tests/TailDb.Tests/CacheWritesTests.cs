@@ -82,9 +82,26 @@ public sealed class CacheWritesTests : IDisposable
     }
 
     [Fact]
-    public async Task UpdatingWritesAllocateNothingAndTheirReadsHit()
+    public async Task AWriteThroughOfAnotherLengthCachesTheNewValue()
     {
-        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Update, SegmentMaxBytes = 64L << 20 });
+        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Through });
+        store.Put("single"u8, "old"u8);
+        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "old"u8.ToArray())], new PutStatus[1]);
+
+        store.Put("single"u8, "newer"u8);
+        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "newer"u8.ToArray())], new PutStatus[1]);
+
+        Assert.Equal(ReadStatus.Hit, Read(store, "single"u8, out string single));
+        Assert.Equal(ReadStatus.Hit, Read(store, "batched"u8, out string batched));
+        Assert.Equal(("newer", "newer"), (single, batched));
+    }
+
+    [Theory]
+    [InlineData(CacheWrites.Update)]
+    [InlineData(CacheWrites.Through)]
+    public async Task RewritesOfCachedKeysAllocateNothingAndTheirReadsHit(CacheWrites mode)
+    {
+        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = mode, SegmentMaxBytes = 64L << 20 });
         byte[][] values = [.. Enumerable.Range(0, 16).Select(_ => new byte[256])];
         BatchPut[] puts = [.. Enumerable.Range(0, 16).Select(i => new BatchPut(Encoding.UTF8.GetBytes($"key{i}"), values[i]))];
         var statuses = new PutStatus[puts.Length];
@@ -115,7 +132,11 @@ public sealed class CacheWritesTests : IDisposable
         reads.ResetWrittenCount();
         Assert.Equal(ReadStatus.Hit, store.TryGet(puts[999 % 16].Key.Span, reads));
         Assert.Equal(unchecked((byte)999), reads.WrittenSpan[0]);
-        Assert.Equal(0, allocated);
+        // Not exactly 0: the array pool behind a batch's buffers drops its per-thread arrays when a
+        // gen2 collection (another test's, running in parallel) trims it, and the next rent makes
+        // one again (this failed once in 4 full runs). A cached copy per write would be 17,000 x
+        // 264 B here.
+        Assert.True(allocated < 64 << 10, $"{allocated} bytes allocated by 17,000 rewrites of cached keys");
     }
 
     /// <summary>

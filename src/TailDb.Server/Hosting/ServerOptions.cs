@@ -38,12 +38,13 @@ public sealed record ServerOptions
     public long CacheCapacityBytes { get; init; } = 256L << 20;
 
     /// <summary>
-    /// Update by default, unlike the store: a SET allocates nothing for the cache (write-through
-    /// churned replaced values through gen2; docs/server.md, "-P 16"), and a key being read stays
-    /// cached through its SETs of the same length (with Invalidate, each key's first GET after a
-    /// SET read its record back and allocated a new entry).
+    /// Through, as the store: a SET caches its value, so a GET after it hits, as it would on a
+    /// server that keeps every value in memory. A SET of a key cached with the same length
+    /// rewrites the value in place and allocates nothing; only a key's first SET (or a change of
+    /// its length) allocates its slot. Update, the default before, cached only what a GET had read
+    /// first: the next GETs of the other keys read the log (docs/server.md, "Write-allocate").
     /// </summary>
-    public CacheWrites CacheWrites { get; init; } = CacheWrites.Update;
+    public CacheWrites CacheWrites { get; init; } = CacheWrites.Through;
 
     public int ExpectedKeyCount { get; init; } = 1 << 17;
 

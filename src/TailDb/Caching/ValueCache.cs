@@ -355,36 +355,36 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     public static void Publish(byte[] slot) => Volatile.Write(ref slot[0], 0);
 
     /// <summary>
-    /// <see cref="CacheWrites.Update"/>'s write, under the writer's lock after it changed the key
-    /// directory: overwrites the key's cached value in place when it has
-    /// <paramref name="value"/>'s length, else drops it. Allocates nothing. A pending fill is
+    /// The write of <see cref="CacheWrites.Update"/> and <see cref="CacheWrites.Through"/>, under
+    /// the writer's lock after it changed the key directory: overwrites the key's cached value in
+    /// place when it has <paramref name="value"/>'s length (true), else drops it (false; Through
+    /// then caches a new slot with <see cref="Set"/>). Allocates nothing. A pending fill is
     /// dropped, not overwritten: its reader has not checked it yet, and publishing it after this
     /// write would be the fill's decision, not the writer's.
+    /// <para>
+    /// It starts with a full fence after the key directory change (as <see cref="Remove(ReadOnlySpan{byte})"/>),
+    /// so a fill is either seen pending here or sees the new location in its own check; a batch's
+    /// run issues one fence for all its keys and calls <see cref="UpdateAfterFence"/>.
+    /// </para>
     /// </summary>
-    public void Update(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    public bool Update(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        // As in Remove: the key directory change is visible before the slot's state is read, so a
-        // fill is either seen pending here or sees the new location in its own check.
         Interlocked.MemoryBarrier();
-        UpdateAfterFence(key, value);
+        return UpdateAfterFence(key, value);
     }
 
-    /// <summary>
-    /// <see cref="Update"/> for a writer that issued the full fence itself after its key directory
-    /// changes: a batch's run changes every key's location, fences once, then updates each key's
-    /// slot in order (per key the order one Update gives, one fence instead of one per put).
-    /// </summary>
-    public void UpdateAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    /// <summary><see cref="Update"/> for a writer that issued the full fence itself after its key directory changes.</summary>
+    public bool UpdateAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         if (!_lookup.TryGetValue(key, out byte[]? slot))
         {
-            return;
+            return false;
         }
 
         if (slot.Length - Header != value.Length || Volatile.Read(ref slot[0]) == Pending)
         {
-            RemoveAfterBarrier(key);
-            return;
+            RemoveAfterFence(key);
+            return false;
         }
 
         // Writers hold the writer lock, so only one moves a version at a time. Odd first (already,
@@ -396,6 +396,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         Volatile.WriteBarrier();
         value.CopyTo(slot.AsSpan(Header));
         Volatile.Write(ref version, odd + 1);
+        return true;
     }
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>
@@ -405,10 +406,11 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         // filling reader's check sees the key directory change. ConcurrentDictionary's TryRemove
         // reads its stripe's count without a lock first, so its lock alone does not order them.
         Interlocked.MemoryBarrier();
-        RemoveAfterBarrier(key);
+        RemoveAfterFence(key);
     }
 
-    private void RemoveAfterBarrier(ReadOnlySpan<byte> key)
+    /// <summary><see cref="Remove(ReadOnlySpan{byte})"/> for a writer that issued the full fence itself after its key directory changes.</summary>
+    public void RemoveAfterFence(ReadOnlySpan<byte> key)
     {
         if (_lookup.TryRemove(key, out byte[]? storedKey, out byte[]? old))
         {
