@@ -41,21 +41,26 @@ public sealed class CacheWritesTests : IDisposable
         Assert.Equal("new"u8.ToArray(), value.WrittenSpan.ToArray());
     }
 
-    [Fact]
-    public async Task AnUpdatingWriteOfTheSameLengthKeepsTheKeyCachedWithTheNewValue()
+    /// <summary>Update rewrites a cached value of the same length in place; Through does too, and caches a value of another length anew.</summary>
+    [Theory]
+    [InlineData(CacheWrites.Update, "new")]
+    [InlineData(CacheWrites.Through, "new")]
+    [InlineData(CacheWrites.Through, "newer")]
+    public async Task AWriteOfACachedKeyLeavesItCachedWithTheNewValue(CacheWrites mode, string next)
     {
-        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Update });
+        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = mode });
         store.Put("single"u8, "old"u8);
         await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "old"u8.ToArray())], new PutStatus[1]);
-        Assert.Equal(ReadStatus.Miss, Read(store, "single"u8, out _));
-        Assert.Equal(ReadStatus.Miss, Read(store, "batched"u8, out _));
+        // Update caches a key once a read has filled it (Through already did, on the write).
+        Read(store, "single"u8, out _);
+        Read(store, "batched"u8, out _);
 
-        store.Put("single"u8, "new"u8);
-        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "new"u8.ToArray())], new PutStatus[1]);
+        store.Put("single"u8, Encoding.UTF8.GetBytes(next));
+        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), Encoding.UTF8.GetBytes(next))], new PutStatus[1]);
 
         Assert.Equal(ReadStatus.Hit, Read(store, "single"u8, out string single));
         Assert.Equal(ReadStatus.Hit, Read(store, "batched"u8, out string batched));
-        Assert.Equal(("new", "new"), (single, batched));
+        Assert.Equal((next, next), (single, batched));
     }
 
     [Fact]
@@ -79,21 +84,6 @@ public sealed class CacheWritesTests : IDisposable
         store.Delete("k"u8);
 
         Assert.Equal(ReadStatus.NotFound, Read(store, "k"u8, out _));
-    }
-
-    [Fact]
-    public async Task AWriteThroughOfAnotherLengthCachesTheNewValue()
-    {
-        using var store = TailDbStore.Open(_dir.Options() with { CacheWrites = CacheWrites.Through });
-        store.Put("single"u8, "old"u8);
-        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "old"u8.ToArray())], new PutStatus[1]);
-
-        store.Put("single"u8, "newer"u8);
-        await store.PutBatchAsync([new BatchPut("batched"u8.ToArray(), "newer"u8.ToArray())], new PutStatus[1]);
-
-        Assert.Equal(ReadStatus.Hit, Read(store, "single"u8, out string single));
-        Assert.Equal(ReadStatus.Hit, Read(store, "batched"u8, out string batched));
-        Assert.Equal(("newer", "newer"), (single, batched));
     }
 
     [Theory]
@@ -132,10 +122,10 @@ public sealed class CacheWritesTests : IDisposable
         reads.ResetWrittenCount();
         Assert.Equal(ReadStatus.Hit, store.TryGet(puts[999 % 16].Key.Span, reads));
         Assert.Equal(unchecked((byte)999), reads.WrittenSpan[0]);
-        // Not exactly 0: the array pool behind a batch's buffers drops its per-thread arrays when a
-        // gen2 collection (another test's, running in parallel) trims it, and the next rent makes
-        // one again (this failed once in 4 full runs). A cached copy per write would be 17,000 x
-        // 264 B here.
+        // Not exactly 0: in one of four full runs of the suite a case here allocated a little. The
+        // likeliest source (not confirmed) is the array pool behind a batch's buffers, whose
+        // per-thread arrays a gen2 collection (another test's, in parallel) can trim, so the next
+        // rent makes one. A cached copy per write would be 17,000 x 264 B here.
         Assert.True(allocated < 64 << 10, $"{allocated} bytes allocated by 17,000 rewrites of cached keys");
     }
 
