@@ -20,7 +20,7 @@ namespace TailDb.Caching;
 /// trails so it shares a cache line with the array's length and the value's first bytes: a
 /// trailing byte was one more cache miss per hit on a 256-byte value (docs/server.md).
 /// <para>
-/// The version makes a slot writable in place (<see cref="CacheWrites.Update"/>): a writer makes
+/// The version makes a slot writable in place (<see cref="CacheWrites.Update"/> and <see cref="CacheWrites.Through"/>): a writer makes
 /// it odd, overwrites the value, makes it even again; a hit copies through
 /// <see cref="TryCopy"/>, which copies again when the version moved under it (a seqlock). So a
 /// write of an unchanged length keeps its key cached without allocating, and readers never see a
@@ -362,18 +362,11 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// dropped, not overwritten: its reader has not checked it yet, and publishing it after this
     /// write would be the fill's decision, not the writer's.
     /// <para>
-    /// It starts with a full fence after the key directory change (as <see cref="Remove(ReadOnlySpan{byte})"/>),
-    /// so a fill is either seen pending here or sees the new location in its own check; a batch's
-    /// run issues one fence for all its keys and calls <see cref="UpdateAfterFence"/>.
+    /// The caller issues a full fence after its key directory change and before this (as
+    /// <see cref="Remove(ReadOnlySpan{byte})"/> does itself), so a fill is either seen pending here
+    /// or sees the new location in its own check; a batch's run issues one fence for all its keys.
     /// </para>
     /// </summary>
-    public bool Update(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
-    {
-        Interlocked.MemoryBarrier();
-        return UpdateAfterFence(key, value);
-    }
-
-    /// <summary><see cref="Update"/> for a writer that issued the full fence itself after its key directory changes.</summary>
     public bool UpdateAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         if (!_lookup.TryGetValue(key, out byte[]? slot))

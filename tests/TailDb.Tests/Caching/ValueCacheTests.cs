@@ -196,7 +196,7 @@ public sealed class ValueCacheTests : IDisposable
         TailDb.Caching.ValueCache.Publish(slot);
 
         cache.OpenWrite(key);
-        cache.Update(key, "new"u8);
+        cache.UpdateAfterFence(key, "new"u8);
         cache.CloseWrites();
 
         Assert.True(cache.TryGet(key, out byte[]? hit));
@@ -211,7 +211,7 @@ public sealed class ValueCacheTests : IDisposable
         byte[] key = "k"u8.ToArray();
 
         byte[] pending = cache.TryAddPending(key, "old"u8)!;
-        cache.Update(key, "new"u8);
+        cache.UpdateAfterFence(key, "new"u8);
         TailDb.Caching.ValueCache.Publish(pending);
 
         Assert.False(cache.TryGet(key, out _));
@@ -227,7 +227,7 @@ public sealed class ValueCacheTests : IDisposable
         TailDb.Caching.ValueCache.Publish(slot);
         long size = cache.SizeBytes;
 
-        cache.Update(key, "new"u8);
+        cache.UpdateAfterFence(key, "new"u8);
 
         Assert.True(cache.TryGet(key, out byte[]? hit));
         Assert.Same(slot, hit);
