@@ -15,19 +15,25 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// though no firing of it touched the request (misplaced: reported, not a goal, since the cause was
 /// injected; on a loaded machine a load thread that woke late shows as "blocked / sleeping"), and how many have no recorded cause at all
 /// beyond queueing behind earlier requests (unexplained: on a shared machine, a load thread the OS
-/// did not run; counted apart, not as blame). A row's "first" cause is the cause the analyzer names
+/// did not run; counted apart, not as blame), and how many are named the machine's (a wait for a CPU
+/// someone else held, a pacing wait that woke late: scheduler facts, not inferences, mostly the load
+/// test's own threads draining the backlog a long GC pause left on 2 CPUs; counted apart, not as
+/// blame; the CPU-hog's and stress-ng's holds are still matched by name). A row's "first" cause is the cause the analyzer names
 /// for it (<see cref="SlowRequestRow.Named"/>: event-based causes as measured, sample-based ones only
 /// beyond what ordinary requests' samples show); a row named only "earlier requests on the same
 /// thread" counts as unexplained. <see cref="StrictRightCause"/> is the older, stricter reading: the
 /// row's largest raw non-measurement overlap, earlier requests included.
 /// </summary>
 internal sealed record InjectionScore(
-    int SlowedPastThreshold, int Found, int RightCause, int StrictRightCause, int SlowSet, int FalseBlame, int Misplaced, int Unexplained, double ThresholdMs,
+    int SlowedPastThreshold, int Found, int RightCause, int StrictRightCause, int SlowSet, int FalseBlame, int Misplaced, int Unexplained, int Machine, double ThresholdMs,
     IReadOnlyDictionary<string, int> FirstCauses, IReadOnlyDictionary<string, int> FirstCausesByInjection,
     IReadOnlyDictionary<string, KindScore> ByKind)
 {
     /// <summary>Every request slowed past the threshold and found but not named its injected cause, with what the truth and the analyzer saw.</summary>
     public IReadOnlyList<InjectionMiss> Misses { get; init; } = [];
+
+    /// <summary>Every slow-set row counted as false blame, to read what the trace shows behind it.</summary>
+    public IReadOnlyList<SlowRequestRow> FalseBlamed { get; init; } = [];
 
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
@@ -41,7 +47,7 @@ internal sealed record InjectionScore(
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
         $"threshold {ThresholdMs:0.###} ms; slowed past it by an injection: {SlowedPastThreshold}; found {Found} ({FoundShare:P1}); " +
         $"right cause named {RightCause} ({RightCauseShare:P1}; {StrictRightCause} by the largest raw overlap); " +
-        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); blamed on a lock or sleep cause that was injected but not fired at that request {Misplaced} (allowed: the cause was injected); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
+        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); blamed on a lock or sleep cause that was injected but not fired at that request {Misplaced} (allowed: the cause was injected); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); the machine's {Machine} (a wait for a CPU held by another thread or process, a late pacing wake; not blame); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
 
     private static string Join(IReadOnlyDictionary<string, int> counts) =>
         string.Join(", ", counts.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"));
@@ -87,7 +93,8 @@ internal sealed record InjectionScore(
         var injectedKinds = truth.Injections.Select(i => i.Kind).ToHashSet();
         var firedAt = truth.Requests.GroupBy(r => truth.Injections[r.Injection].Kind)
             .ToDictionary(g => g.Key, g => g.Select(r => clock.RelativeMSec(r.Arrival)).Order().ToArray());
-        int falseBlame = 0, misplaced = 0, unexplained = 0;
+        int falseBlame = 0, misplaced = 0, unexplained = 0, machine = 0;
+        var falseBlamed = new List<SlowRequestRow>();
         var firstCauses = new Dictionary<string, int>();
         foreach (var row in rows)
         {
@@ -100,15 +107,26 @@ internal sealed record InjectionScore(
                 continue;
             }
 
-            falseBlame += cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) || (alsoKnown?.Invoke(cause) ?? false) ? 0 : 1;
+            bool known = cause.Kind == CauseKind.GcPause || injectedKinds.Any(k => Matches(k, cause)) || (alsoKnown?.Invoke(cause) ?? false);
+            if (!known && IsMachine(cause.Kind))
+            {
+                machine++;
+            }
+            else if (!known)
+            {
+                falseBlame++;
+                falseBlamed.Add(row);
+            }
+
             misplaced += cause.Kind != CauseKind.GcPause
                 && injectedKinds.Any(k => Matches(k, cause))
                 && !injectedKinds.Any(k => Matches(k, cause) && firedAt.TryGetValue(k, out var at) && Near(at, row.StartMs)) ? 1 : 0;
         }
 
-        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, misplaced, unexplained, threshold, firstCauses, byInjection, byKind)
+        return new InjectionScore(slowed, found, right, strict, rows.Length, falseBlame, misplaced, unexplained, machine, threshold, firstCauses, byInjection, byKind)
         {
             Misses = misses,
+            FalseBlamed = falseBlamed,
         };
     }
 
@@ -154,6 +172,9 @@ internal sealed record InjectionScore(
         InjectionKind.PageFaults => (c.Kind == CauseKind.Samples && c.Name.Contains("page faults", StringComparison.Ordinal)) || c.Kind is CauseKind.OffCpuInFault or CauseKind.CpuWaitInFault,
         _ => (c.Kind == CauseKind.Samples && c.Name.Contains("sleeping", StringComparison.Ordinal)) || (c.Kind == CauseKind.OffCpu && c.Name.Contains("asleep", StringComparison.Ordinal)),
     };
+
+    /// <summary>The causes the analyzer itself files as the machine's (or the load generator's), from the scheduler's events.</summary>
+    private static bool IsMachine(CauseKind kind) => kind is CauseKind.CpuWait or CauseKind.LateWake;
 
     private static (string Name, CauseKind Kind)? FirstCause(SlowRequestRow row, Dictionary<string, CauseKind> kindOf, bool named)
     {

@@ -37,6 +37,23 @@ public sealed class InjectionEvidenceTests(ITestOutputHelper output)
         var pauses = (truth.Pauses ?? []).Select(p => (Start: clock.RelativeMSec(p.Start), Stop: clock.RelativeMSec(p.Stop))).ToArray();
         var windows = truth.Windows.Select(w => (Kind: truth.Injections[w.Injection].Kind, Start: clock.RelativeMSec(w.Start), Stop: clock.RelativeMSec(w.Stop), w.Thread)).ToArray();
         var byThread = report.Slowest.GroupBy(r => r.ThreadId).ToDictionary(g => g.Key, g => g.OrderBy(r => r.StartMs).ToArray());
+        foreach (SlowRequestRow row in score.FalseBlamed)
+        {
+            double done = row.StartMs + row.DurationMs;
+            output.WriteLine(FormattableString.Invariant($"FALSE BLAME at {row.StartMs:0.000} ms thread {row.ThreadId}: response {row.DurationMs:0.###} (queue {row.QueueMs:0.###}); named: {row.Named?.Cause} {row.Named?.Value:0.###}"));
+            foreach (var w in windows.Where(w => w.Start < done && w.Stop > row.StartMs - 50))
+            {
+                output.WriteLine(FormattableString.Invariant($"    firing {w.Kind} {w.Start:0.000}-{w.Stop:0.000} ({w.Stop - w.Start:0.###} ms) thread {w.Thread}"));
+            }
+
+            foreach (var p in pauses.Where(p => p.Start < done && p.Stop > row.StartMs - 50))
+            {
+                output.WriteLine(FormattableString.Invariant($"    GC pause {p.Start:0.000}-{p.Stop:0.000} ({p.Stop - p.Start:0.###} ms)"));
+            }
+
+            output.WriteLine("    queue: " + Describe(row.QueueCauses) + " | service: " + Describe(row.ServiceCauses));
+        }
+
         foreach (InjectionMiss miss in score.Misses)
         {
             output.WriteLine("MISS " + miss.Describe());
