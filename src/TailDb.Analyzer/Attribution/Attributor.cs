@@ -117,7 +117,7 @@ internal sealed class Attributor
         for (var i = first; i < end; i++)
         {
             var time = samples.Times[i];
-            var category = _classifier.Samples.Categories[samples.StackIds[i]];
+            var category = samples.CategoryOf(i, _classifier.Samples);
             var cause = _classifier.CauseOf(category, time) is { } counted ? _sampleSlot[(int)counted] : -1;
             var serving = part == RequestPart.Service || (services is not null && services.Overlap(time - 1e-6, time + 1e-6) > 0);
             var situation = SampleSituations.Of(serving, SampleComputer.IsRunning(category));

@@ -40,7 +40,7 @@ internal sealed class CauseInputs(ComputerSet set, SampleComputer? samples, Sche
         }
 
         var (first, end) = thread.Range(stretch.SwitchedOutMSec - (1.5 * samples.IntervalMSec), stretch.SwitchedOutMSec + 1e-6);
-        return end > first && samples.Categories[thread.StackIds[end - 1]] == SampleCategory.PageFault;
+        return end > first && thread.CategoryOf(end - 1, samples) == SampleCategory.PageFault;
     }
 
     /// <summary>

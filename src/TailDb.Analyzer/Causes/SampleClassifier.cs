@@ -79,7 +79,7 @@ internal sealed class SampleClassifier
         var (first, end) = samples.Range(from, to);
         for (var i = first; i < end; i++)
         {
-            if (CauseOf(_samples.Categories[samples.StackIds[i]], samples.Times[i]) is { } cause)
+            if (CauseOf(samples.CategoryOf(i, _samples), samples.Times[i]) is { } cause)
             {
                 _totals[(int)cause] += _samples.IntervalMSec;
             }

@@ -115,7 +115,7 @@ internal static class SuspensionCauses
                 for (var i = first; i < end; i++)
                 {
                     var stack = thread.StackIds[i];
-                    if (!serving.Contains(thread.ThreadId) && CanHoldASuspension(samples.Categories[stack], samples.LeafFrames[stack]))
+                    if (!serving.Contains(thread.ThreadId) && CanHoldASuspension(thread.CategoryOf(i, samples), samples.LeafFrames[stack]))
                     {
                         counts[samples.LeafFrames[stack]] = counts.GetValueOrDefault(samples.LeafFrames[stack]) + 1;
                     }

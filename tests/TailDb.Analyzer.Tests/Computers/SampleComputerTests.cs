@@ -35,6 +35,32 @@ public sealed class SampleComputerTests
         Assert.Equal(1.0, computer.IntervalMSec, 6);
         Assert.Equal(samples.Count, computer.TotalSamples);
     }
+
+    [Fact]
+    public void AUserOnlyTickOnTheInstructionAFaultNextToItCameFromIsTheFaults()
+    {
+        const string touch = "TailDb.LoadTest!TailDb.LoadTest.Injections.Injector.TouchFreshMemory(int32)";
+        IReadOnlyList<string>[] stacks =
+        [
+            ["kernel!clear_page_erms", "kernel!asm_exc_page_fault", touch, "Program.Request()"], // 0: a fault taken from the loop
+            [touch, "Program.Request()"],                                                         // 1: the loop, no kernel frame
+            ["Program.Compute()", "Program.Request()"],                                           // 2: other code of the thread
+        ];
+        // Thread 1: fault, loop, fault, loop, then other code beside a fault, then the loop far from any fault.
+        int[] ids = [0, 1, 0, 2, 0, 1, 1, 1];
+        var samples = ids.Select((id, i) => new StackSample(i * 1.0, 1, id, true)).ToList();
+        samples[^1] = samples[^1] with { TimeRelativeMSec = 20 };
+        var computer = new SampleComputer(new StackSampleSet(samples, stacks, 0) { IntervalMSec = 1.0, OnCpuOnly = true });
+
+        Assert.True(computer.TryGetThread(1, out var thread));
+        var categories = Enumerable.Range(0, ids.Length).Select(i => thread.CategoryOf(i, computer)).ToArray();
+        Assert.Equal(
+            [SampleCategory.PageFault, SampleCategory.PageFault, SampleCategory.PageFault, SampleCategory.App, SampleCategory.PageFault,
+             SampleCategory.PageFault, SampleCategory.App, SampleCategory.App],
+            categories);
+        // The stack's own category is unchanged: only the ticks beside a fault are the fault's.
+        Assert.Equal(SampleCategory.App, computer.Categories[1]);
+    }
 }
 
 public sealed class ActivityInfoTests
