@@ -2,7 +2,8 @@
 # Benchmark smoke (issue 5): the quick BenchmarkDotNet suite, then its comparison with the committed
 # baseline (tests/TailDb.Benchmarks/baseline, quick mode, this machine kind) and the goal ratios.
 # Exits non-zero only when the suite cannot run or the comparison finds a regression: more bytes
-# allocated per operation, or significantly (Mann-Whitney) slower by 2x or more. Every other
+# allocated per operation, or significantly (Mann-Whitney) slower by 2x or more, again in a second
+# run of the failing rows' classes. Every other
 # change, missing benchmarks and missed goals are printed, not fatal. Usage: .ci/bench.sh [OUT_DIR]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,27 @@ echo
 echo "### Comparison with the committed baseline"
 compare compare --baseline tests/TailDb.Benchmarks/baseline --current "$out/results" --output "$out/comparison.md"
 rc=$?
+if [ "$rc" -eq 2 ]; then
+  # A quick run on this shared VM moves single rows past 2x now and then (a KeyDir miss 35 -> 87 ns
+  # while its raw baseline got faster, 2026-11-27). A regression is the code's only if it shows
+  # again: the failing rows' classes run once more, whole (so their raw baselines run beside
+  # them), and only a row that fails again fails the smoke. Both comparisons are printed.
+  classes=$(grep -F '**FAIL**' "$out/comparison.md" | grep -oE '^\| [A-Za-z0-9_]+\.' | tr -d '| .' | sort -u)
+  if [ -n "$classes" ]; then
+    filters=()
+    for c in $classes; do filters+=("*.$c.*"); done
+    echo
+    echo "### Confirming: the failing rows' classes ($(echo $classes | tr '\n' ' ')) run again"
+    rm -rf "$out/confirm"
+    if dotnet run -c Release --no-build --project tests/TailDb.Benchmarks -- --quick --filter "${filters[@]}" --artifacts "$out/confirm" > "$out/confirm.log" 2>&1; then
+      compare compare --baseline tests/TailDb.Benchmarks/baseline --current "$out/confirm/results" --output "$out/confirm.md"
+      rc=$?
+      [ "$rc" -eq 0 ] && echo "bench: the first run's FAIL rows did not fail again (noise, not a regression)"
+    else
+      echo "bench: the confirming run failed (log: $out/confirm.log)"
+    fi
+  fi
+fi
 case $rc in
   0) echo "bench: no regression" ;;
   2) echo "bench: REGRESSION (see the FAIL rows above)" ;;

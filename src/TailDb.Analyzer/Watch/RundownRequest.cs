@@ -14,6 +14,9 @@ internal sealed record RundownMethods(int Version, IReadOnlyList<byte[]> Payload
 
     /// <summary>With perf the samples come from perf's file, whose JIT frames the perf map names: nothing in the capture needs a rundown.</summary>
     public static readonly RundownMethods NotNeeded = new(0, [], null);
+
+    /// <summary>The runtime answered and refused the session (not gone, not unreachable).</summary>
+    public bool Refused { get; init; }
 }
 
 /// <summary>
@@ -25,7 +28,34 @@ internal sealed record RundownMethods(int Version, IReadOnlyList<byte[]> Payload
 /// </summary>
 internal static class RundownRequest
 {
+    /// <summary>
+    /// Starts the target refused once in CI (2026-11-27, "Start failed - HRESULT: 0x80004005", the
+    /// runtime's E_FAIL for a session it would not enable) while the watch's own session ran on; the
+    /// capture is off every request's path, so a refusal is retried, a few times, before the capture
+    /// is written without the rundown.
+    /// </summary>
+    private const int StartAttempts = 3;
+
+    private static readonly TimeSpan s_retryDelay = TimeSpan.FromMilliseconds(250);
+
     public static RundownMethods Collect(int processId, TimeSpan timeout)
+    {
+        RundownMethods result = RundownMethods.None;
+        for (var attempt = 1; attempt <= StartAttempts; attempt++)
+        {
+            result = CollectOnce(processId, timeout);
+            if (result.Problem is null || !result.Refused)
+            {
+                return result;
+            }
+
+            Thread.Sleep(s_retryDelay);
+        }
+
+        return result with { Problem = $"{result.Problem} ({StartAttempts} attempts)" };
+    }
+
+    private static RundownMethods CollectOnce(int processId, TimeSpan timeout)
     {
         try
         {
@@ -53,9 +83,14 @@ internal static class RundownRequest
 
             return new(version, payloads, null);
         }
+        catch (ServerErrorException e)
+        {
+            // The runtime answered and would not start the session: worth another try.
+            return new(0, [], $"rundown failed: {e.Message}") { Refused = true };
+        }
         catch (Exception e) when (e is DiagnosticsClientException or IOException or TimeoutException or UnauthorizedAccessException or AggregateException or InvalidOperationException)
         {
-            // The target exited, or refused: the capture is written without the rundown, and says so.
+            // The target exited, or could not be reached: the capture is written without the rundown, and says so.
             return new(0, [], $"rundown failed: {(e is AggregateException a ? a.InnerException?.Message : e.Message)}");
         }
     }
