@@ -125,33 +125,55 @@ internal static class Verdicts
     /// load generator made (its pacing wait woke after the requests were due), or one the measurement
     /// made (over a quarter of the slow set's time was the sampler's or tracing's cost).
     /// </summary>
-    private static string Lead(VerdictSection verdict)
+    private static string Lead(VerdictSection verdict) => MadeBy(verdict) switch
+    {
+        TailMaker.LoadGenerator =>
+            $"The load generator made this tail: the requests came due while their threads were still asleep between requests for {Pct(verdict.LateWakeShare)} of the slow set's time (the wait that paces them woke late; " +
+            "on a virtual machine the host may have taken the CPU). Use a quieter machine or dedicated cores; the causes below are what the requests themselves met. ",
+        TailMaker.Machine =>
+            $"The machine made this tail: the requests' threads were runnable but had no CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time. " +
+            "Use fewer load threads than cores, a quieter machine, or pin the load away from other work with taskset. ",
+        TailMaker.Measurement =>
+            $"The measurement made much of this tail: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time was the recording's own cost (the sampler, tracing code, the recording's threads on a CPU). " +
+            "Record again with the other sampler (--sampler perf samples in the kernel) or --sampler off. ",
+        _ => "",
+    };
+
+    /// <summary>Who made the tail, when it was not the app: the one rule the verdict's lead follows (and a check of the verdict can ask).</summary>
+    internal static TailMaker MadeBy(VerdictSection verdict)
     {
         // Each only when as large as the top cause: a GC pause that a thread also waited out runnable is still the GC's tail.
         // The thread-time line of those sleeps (off CPU, asleep) holds the late wake itself, so it is no rival to it.
         var rivalToLateWake = verdict.Kind == CauseKind.OffCpu ? 0 : verdict.SlowShare;
         if (verdict.LateWakeShare >= 0.25 && verdict.LateWakeShare >= rivalToLateWake && verdict.LateWakeShare > verdict.CpuWaitShare)
         {
-            return $"The load generator made this tail: the requests came due while their threads were still asleep between requests for {Pct(verdict.LateWakeShare)} of the slow set's time (the wait that paces them woke late; " +
-                "on a virtual machine the host may have taken the CPU). Use a quieter machine or dedicated cores; the causes below are what the requests themselves met. ";
+            return TailMaker.LoadGenerator;
         }
 
         if (verdict.CpuWaitShare >= 0.25 && verdict.CpuWaitShare >= verdict.SlowShare)
         {
-            return $"The machine made this tail: the requests' threads were runnable but had no CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time. " +
-                "Use fewer load threads than cores, a quieter machine, or pin the load away from other work with taskset. ";
+            return TailMaker.Machine;
         }
 
-        if (verdict.MeasurementOverheadShare >= 0.25)
-        {
-            return $"The measurement made much of this tail: {Pct(verdict.MeasurementOverheadShare)} of the slow set's time was the recording's own cost (the sampler, tracing code, the recording's threads on a CPU). " +
-                "Record again with the other sampler (--sampler perf samples in the kernel) or --sampler off. ";
-        }
-
-        return "";
+        return verdict.MeasurementOverheadShare >= 0.25 ? TailMaker.Measurement : TailMaker.App;
     }
 
     private static string Pct(double share) => (share * 100).ToString(share < 0.1 ? "0.#" : "0", CultureInfo.InvariantCulture) + "%";
 
     private static string Ms(double ms) => ms.ToString("0.###", CultureInfo.InvariantCulture) + " ms";
+}
+
+/// <summary>Who made a slow set's tail: the app (its own causes), or something the verdict must name first.</summary>
+internal enum TailMaker
+{
+    App,
+
+    /// <summary>The open loop's pacing wait woke after the requests were due (late wakes).</summary>
+    LoadGenerator,
+
+    /// <summary>The requests' threads were runnable with no CPU.</summary>
+    Machine,
+
+    /// <summary>The recording's own cost (the sampler, tracing code, its threads).</summary>
+    Measurement,
 }

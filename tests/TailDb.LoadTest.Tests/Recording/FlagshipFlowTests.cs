@@ -66,7 +66,11 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
             // can have made it (a CI run at load 9.3, beside another session's benchmarks: workstation
             // p99 151.9 ms against 62.4 ms of GC pauses in all, 83% of the slow set's time a load
             // thread asleep past its schedule).
+            // And when the verdict itself leads with the load generator, the machine or the
+            // measurement (a CI run at load 2.4: the pacing wait woke late for 89% of the slow set's
+            // time, workstation p99.9 23.7 ms), it says so first and GC's place comes after.
             starved[mode.Mode] = corrected.P50 > mode.Result!.Overall.Uncorrected.P99
+                || (report.VerdictDetail is { } detail && Verdicts.MadeBy(detail) != TailMaker.App)
                 || report.VerdictDetail?.MeasurementOverheadShare >= 0.5
                 || (mode.Mode == "workstation" && corrected.P99 / 1e6 > mode.Result.GcDuringMeasurement.PauseMilliseconds);
             output.WriteLine($"{mode.Mode}: largest event-based cause of the slow set: {largestEventCause[mode.Mode]}; GC pauses over-represented in it: {gcInTail[mode.Mode]}");
@@ -83,7 +87,7 @@ public sealed class FlagshipFlowTests(ITestOutputHelper output) : IDisposable
         // uncorrected p99 of 0.069 ms, p99 637 ms, no event-based cause at all) GC cannot be checked.
         if (starved["workstation"])
         {
-            output.WriteLine("workstation: the machine starved the run (p50 above the uncorrected p99, measurement overhead at least half the slow set's time, or a p99 longer than all GC pauses together); GC's place in its tail is not checked");
+            output.WriteLine("workstation: the machine starved the run (p50 above the uncorrected p99, a verdict that leads with the load generator, the machine or the measurement, or a p99 longer than all GC pauses together); GC's place in its tail is not checked");
         }
         else
         {
