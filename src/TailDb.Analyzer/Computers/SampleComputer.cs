@@ -114,7 +114,7 @@ internal sealed class SampleComputer
     /// (or is next) taken from on the same thread, which is the fault's. On a paravirtualized guest
     /// the hypervisor resolves part of each fault, and a tick then lands on the faulting user
     /// instruction with no kernel frame above it: the load test's page-touching loop (one store per
-    /// 4 KiB page) showed 313 such user-only ticks, ~4.8 µs per iteration of a loop of a few
+    /// 4 KiB page) showed 313 such user-only ticks, 6-10 µs per iteration (two or three 64 MiB firings) of a loop of a few
     /// instructions, interleaved with its kernel fault ticks (docs/sampling.md, "Faults the kernel
     /// did not see"). Only the immediate neighbours of a fault tick, one interval or so apart, count:
     /// a loop that computes between faults keeps the rest of its ticks.
