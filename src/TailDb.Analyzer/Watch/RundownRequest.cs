@@ -44,7 +44,7 @@ internal static class RundownRequest
         for (var attempt = 1; attempt <= StartAttempts; attempt++)
         {
             result = CollectOnce(processId, timeout);
-            if (result.Problem is null || !result.Refused)
+            if (!result.Refused)
             {
                 return result;
             }
