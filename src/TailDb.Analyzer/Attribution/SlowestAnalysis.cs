@@ -71,7 +71,7 @@ internal static class SlowestAnalysis
         var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples, new BacklogBlame(set, scope, attributor, blame));
         var profile = ProfileBuilder.Build(set, samples, attributor, tally.SlowIndices, tally.SlowTime);
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
-        var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly);
+        var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly, schedulerRecorded: perf is not null);
         var sentence = Verdicts.Sentence(verdict, selectionText, tally.SlowCount, threshold, samples?.IntervalMSec);
         var notes = Notes(set, samples, stacks, attributor, tally, scope, perf);
         return new SlowestReport("slowest", SlowestReport.CurrentSchemaVersion,

@@ -75,9 +75,10 @@ internal sealed record SlowRequestRow(
 /// <param name="QueueShare">Of <paramref name="SlowShare"/>, the part in the slow requests' queues.</param>
 /// <param name="MeasurementOverheadShare">The measurement's own cost as a share of the slow set's time.</param>
 /// <param name="EventBasedOnly">The slow threshold is shorter than the sampling interval: sample causes were set aside.</param>
+/// <param name="SchedulerRecorded">A kernel sampler recorded the scheduler's switches, so a thread's time without a CPU is known, not guessed.</param>
 internal sealed record VerdictSection(
     string? Cause, CauseKind? Kind, double SlowShare, double RestShare, double? Lift, double QueueShare, double MeasurementOverheadShare,
-    bool EventBasedOnly, LatencyBasis Basis, double CpuWaitShare = 0, double QueuedBehindShare = 0, double LateWakeShare = 0);
+    bool EventBasedOnly, LatencyBasis Basis, double CpuWaitShare = 0, double QueuedBehindShare = 0, double LateWakeShare = 0, bool SchedulerRecorded = false);
 
 /// <param name="Kind">"binary" (every value 0 or 1, e.g. hit) or "numeric".</param>
 internal sealed record PayloadRow(

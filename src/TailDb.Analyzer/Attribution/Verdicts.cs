@@ -12,7 +12,7 @@ namespace TailDb.Analyzer.Attribution;
 /// </summary>
 internal static class Verdicts
 {
-    public static VerdictSection Build(IReadOnlyList<CauseRow> rows, LatencyBasis basis, double slowTime, bool eventBasedOnly)
+    public static VerdictSection Build(IReadOnlyList<CauseRow> rows, LatencyBasis basis, double slowTime, bool eventBasedOnly, bool schedulerRecorded = false)
     {
         ArgumentNullException.ThrowIfNull(rows);
         CauseRow? top = null;
@@ -72,11 +72,11 @@ internal static class Verdicts
         var behind = queuedBehind is not null && queuedBehind != top ? queuedBehind.SlowShare : 0;
         if (top is null || top.SlowShare == 0)
         {
-            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake);
+            return new VerdictSection(null, null, 0, 0, null, 0, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake, schedulerRecorded);
         }
 
         var queueShare = slowTime > 0 ? Math.Round(Math.Min(top.SlowShare, top.SlowQueueTotal / slowTime), 4) : 0;
-        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake);
+        return new VerdictSection(top.Cause, top.Kind, top.SlowShare, top.RestShare, top.Lift, queueShare, overhead, eventBasedOnly, basis, cpuWait, behind, lateWake, schedulerRecorded);
     }
 
     public static string Sentence(VerdictSection verdict, string selection, long slowCount, double threshold, double? samplingIntervalMs)
@@ -114,7 +114,11 @@ internal static class Verdicts
             main = $"{Pct(verdict.QueuedBehindShare)} of {who} {latency} was queueing behind earlier requests on the same thread; " +
                 (verdict.SlowShare >= 0.1
                     ? $"the largest recorded cause of what held them is {cause}, {Pct(verdict.SlowShare)}{rest}."
-                    : $"no recorded cause explains what held those earlier requests (the largest, {cause}, covers {Pct(verdict.SlowShare)}): their own service was slow, or the thread had no CPU and nothing recorded the scheduler (record with --sampler perf).");
+                    : $"no recorded cause explains what held those earlier requests (the largest, {cause}, covers {Pct(verdict.SlowShare)}): " +
+                      (verdict.SchedulerRecorded
+                          // The scheduler was recorded: time without a CPU is known (its rows, split by holder), so what is left was service.
+                          ? $"their threads waited for a CPU for {Pct(verdict.CpuWaitShare)} of the slow set's time in all (the rows by holder), and otherwise their own service was slow."
+                          : "their own service was slow, or the thread had no CPU and nothing recorded the scheduler (record with --sampler perf)."));
         }
 
         return Lead(verdict) + main + basis + overhead;

@@ -217,6 +217,8 @@ internal sealed class SampleComputer
 
         var leaf = Strip(stack[0]);
         var kernelOnly = true;
+        var managed = false;
+        var unnamed = false;
         foreach (var raw in stack)
         {
             // A kernel sampler's native frames (docs/sampling.md): the module decides, leaf first.
@@ -231,19 +233,27 @@ internal sealed class SampleComputer
             }
 
             kernelOnly = false;
-            if (raw.StartsWith("libclrjit.so", StringComparison.Ordinal))
-            {
-                return (SampleCategory.Jit, leaf);
-            }
-
-            if (raw.StartsWith("libcoreclr.so", StringComparison.Ordinal))
-            {
-                return (SampleCategory.Runtime, leaf);
-            }
-
             if (Sources.Perf.PerfFrames.IsNative(raw))
             {
+                // The runtime's own code decides only above every managed frame: below one, libcoreclr
+                // is what started the thread or called into managed code, not what the thread was doing.
+                if (!managed && raw.StartsWith("libclrjit.so", StringComparison.Ordinal))
+                {
+                    return (SampleCategory.Jit, leaf);
+                }
+
+                if (!managed && raw.StartsWith("libcoreclr.so", StringComparison.Ordinal))
+                {
+                    return (SampleCategory.Runtime, leaf);
+                }
+
                 continue;
+            }
+
+            if (!managed)
+            {
+                managed = true;
+                unnamed = IsUnresolved(Strip(raw));
             }
 
             var frame = Strip(raw);
@@ -293,7 +303,19 @@ internal sealed class SampleComputer
             }
         }
 
-        return kernelOnly ? (SampleCategory.Kernel, leaf) : (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
+        if (kernelOnly)
+        {
+            return (SampleCategory.Kernel, leaf);
+        }
+
+        // The code running was JIT code perf could not name (an attached process, W^X on): a system
+        // call or interrupt it made is still the kernel's; the rest is code nobody can name.
+        if (unnamed)
+        {
+            return (stack[0].StartsWith(Sources.Perf.PerfFrames.Kernel + "!", StringComparison.Ordinal) ? SampleCategory.Kernel : SampleCategory.Unresolved, leaf);
+        }
+
+        return (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
     }
 
     /// <summary>"module!Namespace.Type.Method(args)" → "Namespace.Type.Method".</summary>

@@ -93,4 +93,23 @@ public sealed class VerdictsTests
         Assert.Equal(hog.Cause, Verdicts.Build([sleep, hog], LatencyBasis.Response, 100, eventBasedOnly: false).Cause);
         Assert.Equal(sleep.Cause, Verdicts.Build([sleep], LatencyBasis.Response, 100, eventBasedOnly: false).Cause);
     }
+
+    [Fact]
+    public void Unexplained_queueing_asks_for_the_scheduler_only_when_it_was_not_recorded()
+    {
+        CauseRow[] rows =
+        [
+            Row("earlier requests on the same thread (queued behind them)", 0.8, CauseKind.EarlierRequests),
+            Row("lock contention (ContentionStart/Stop)", 0.08, CauseKind.Contention),
+            Row("waiting for a CPU (runnable, not run), held by kdamond.0 (pid 71)", 0.06, CauseKind.CpuWait),
+            Row("waiting for a CPU (runnable, not run), held by redis-benchmark (pid 900)", 0.05, CauseKind.CpuWait),
+        ];
+
+        var withPerf = Verdicts.Sentence(Verdicts.Build(rows, LatencyBasis.Response, 100, eventBasedOnly: true, schedulerRecorded: true), "slowest 1%", 400, 0.2, 1.0);
+        var without = Verdicts.Sentence(Verdicts.Build(rows, LatencyBasis.Response, 100, eventBasedOnly: true), "slowest 1%", 400, 0.2, 1.0);
+
+        Assert.Contains("waited for a CPU for 11% of the slow set's time in all", withPerf, StringComparison.Ordinal);
+        Assert.DoesNotContain("--sampler perf", withPerf, StringComparison.Ordinal);
+        Assert.Contains("nothing recorded the scheduler (record with --sampler perf)", without, StringComparison.Ordinal);
+    }
 }

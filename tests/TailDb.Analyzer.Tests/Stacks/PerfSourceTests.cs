@@ -123,4 +123,58 @@ load-0   100/101   [000]    10.032000000:          cpu-clock/freq=999/:
         Assert.Equal([101], scheduler.Threads);
         Assert.Equal([21.8], scheduler.MajorFaults[101].Select(t => Math.Round(t, 6)));
     }
+
+    // Two samples as perf recorded them in a server attached to after it started (2026-11-27): its
+    // JIT code runs from W^X's /memfd:doublemapper, which perf cannot name, and there is no perf map.
+    // The bottom frames are the runtime starting the thread; nothing in libcoreclr is doing the work.
+    private const string AttachedScript = """
+# taildb-perf 1 pid=15982 rate-hz=999 clock=monotonic
+.NET TP Worker 15982/15998 [001] 10.001000000:    cpu-clock/freq=999/: 
+	           f64c7 __libc_pwrite (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	          6988d3 [unknown] (/memfd:doublemapper (deleted))
+	          694d87 [unknown] (/memfd:doublemapper (deleted))
+	          246460 [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll)
+	          5fa3cc [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so)
+	          63bf51 [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so)
+	           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+.NET TP Worker 15982/15998 [001] 10.002000000:    cpu-clock/freq=999/: 
+	ffffffff816d67b8 vfs_write ([kernel.kallsyms])
+	ffffffff816d7043 __x64_sys_pwrite64 ([kernel.kallsyms])
+	ffffffff8225a6c1 do_syscall_64 ([kernel.kallsyms])
+	ffffffff81000130 entry_SYSCALL_64_after_hwframe ([kernel.kallsyms])
+	           f64c7 __libc_pwrite (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	          6988d3 [unknown] (/memfd:doublemapper (deleted))
+	          694d87 [unknown] (/memfd:doublemapper (deleted))
+	          246460 [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/System.Private.CoreLib.dll)
+	          5fa3cc [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so)
+	          63bf51 [unknown] (/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so)
+	           891f5 start_thread (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+""";
+
+    [Fact]
+    public void Unnamed_jit_code_over_the_runtimes_thread_start_is_not_the_runtimes_work()
+    {
+        var path = Path.Combine(Path.GetTempPath(), $"taildb-perf-{Guid.NewGuid():N}.perf.gz");
+        try
+        {
+            using (var file = File.Create(path))
+            using (var gzip = new GZipStream(file, CompressionLevel.Fastest))
+            {
+                gzip.Write(Encoding.ASCII.GetBytes(AttachedScript.ReplaceLineEndings("\n")));
+            }
+
+            var samples = PerfSource.Read(path, PerfFile.ReadHeader(path)!, originMSec: 10_000).Samples;
+            var categories = samples.Samples.Select(s => SampleComputer.Categorise(samples.Stacks[s.StackId]).Category).ToArray();
+            System.Console.WriteLine(string.Join(" | ", samples.Stacks[samples.Samples[1].StackId]));
+
+            // User code perf could not name, and a system call made from it: neither is libcoreclr's.
+            Assert.Equal([SampleCategory.Unresolved, SampleCategory.Kernel], categories);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
 }

@@ -22,6 +22,14 @@ internal static class PerfFrames
             return $"{Kernel}!{symbol}";
         }
 
+        // A module path with parentheses of its own, "[unknown] (/memfd:doublemapper (deleted))" (JIT
+        // code under W^X, which perf cannot name), reaches here split at the inner "(": module
+        // "deleted)", symbol "[unknown] (/memfd:doublemapper". Anonymous code either way.
+        if (symbol.StartsWith("[unknown] (", StringComparison.Ordinal))
+        {
+            return $"unresolved!0x{address}";
+        }
+
         // TraceEvent turns an address the perf map lacks (a stub, code jitted after the map was read) into module "unknown", symbol the map's path.
         var unknown = symbol.Length == 0 || symbol == "[unknown]" || symbol == "unknown" || symbol == module || symbol.EndsWith(".map", StringComparison.Ordinal);
         if (unknown && (module.EndsWith(".map", StringComparison.Ordinal) || symbol.EndsWith(".map", StringComparison.Ordinal)))
