@@ -27,11 +27,26 @@ public sealed partial class TailDbStore
     /// </para>
     /// </summary>
     /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="puts"/>.</exception>
-    public ValueTask PutBatchAsync(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, CancellationToken ct = default)
+    public ValueTask PutBatchAsync(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, CancellationToken ct = default) =>
+        PutBatchAsync(puts, statuses, parents: default, ct);
+
+    /// <summary>
+    /// <see cref="PutBatchAsync(ReadOnlySpan{BatchPut}, Span{PutStatus}, CancellationToken)"/>, each
+    /// put's Put activity nested in <paramref name="parents"/>[i] rather than in the calling
+    /// thread's activity: a server that batches pipelined SETs, each its own traced command, keeps
+    /// every Put inside its own command (an empty id or an empty span: the thread's activity).
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="statuses"/> is shorter than <paramref name="puts"/>, or <paramref name="parents"/> is neither empty nor as long.</exception>
+    public ValueTask PutBatchAsync(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, ReadOnlySpan<Guid> parents, CancellationToken ct = default)
     {
         if (statuses.Length < puts.Length)
         {
             throw new ArgumentException($"{puts.Length} puts need as many statuses; {statuses.Length} were given.", nameof(statuses));
+        }
+
+        if (!parents.IsEmpty && parents.Length < puts.Length)
+        {
+            throw new ArgumentException($"{puts.Length} puts need as many parent activities, or none; {parents.Length} were given.", nameof(parents));
         }
 
         ThrowIfNotWritable();
@@ -54,7 +69,7 @@ public sealed partial class TailDbStore
         long started = _telemetry.StartTimestamp();
         try
         {
-            Encode(puts, statuses, buffer, ends, hashes, requests);
+            Encode(puts, statuses, buffer, ends, hashes, requests, parents);
             _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
             long sequence;
             int written;
@@ -106,7 +121,7 @@ public sealed partial class TailDbStore
     /// seed is fixed once the store is open, so it need not be computed under the lock), and its
     /// Start event.
     /// </summary>
-    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, Guid[]? requests)
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, Guid[]? requests, ReadOnlySpan<Guid> parents)
     {
         int at = 0;
         Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
@@ -121,7 +136,8 @@ public sealed partial class TailDbStore
                 if (requests is not null)
                 {
                     requests[i] = TailDbEventSource.NewActivityId();
-                    TailDbEventSource.Log.PutStart(requests[i], parent, key.Length, KeyHash.Of(key), value.Length);
+                    Guid own = parents.IsEmpty ? Guid.Empty : parents[i];
+                    TailDbEventSource.Log.PutStart(requests[i], own == Guid.Empty ? parent : own, key.Length, KeyHash.Of(key), value.Length);
                 }
             }
 

@@ -137,10 +137,10 @@ public sealed class RespConnection
                     if (_context.Request.Count > 0)
                     {
                         _commands++;
-                        if (rented is null && SetBatch.Accepts(_context, events))
+                        if (rented is null && SetBatch.Accepts(_context))
                         {
                             // Held back (its bytes stay in the read buffer) to be written with the SETs after it.
-                            _batch.Add(_context, arrival);
+                            _batch.Add(_context, arrival, events);
                             if (_batch.IsFull)
                             {
                                 await RunBatch().ConfigureAwait(false);

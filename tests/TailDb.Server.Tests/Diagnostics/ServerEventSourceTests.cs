@@ -58,5 +58,35 @@ public class ServerEventSourceTests
         Assert.Contains(listener.Events, e => e.EventSource.Name == "TailDb" && e.EventName == "GetStart" && e.RelatedActivityId == start.ActivityId);
     }
 
+    [Fact]
+    public async Task Traced_pipelined_sets_are_written_as_one_batch_each_its_own_command_with_its_put_nested_inside()
+    {
+        using var listener = new EventRecorder();
+        await using var server = TestServer.Start();
+        using var client = new RawClient(server.Port);
+        string name = "batch-" + Guid.NewGuid().ToString("N");
+        client.SendCommand("CLIENT", "SETNAME", name);
+        client.ReadReply();
+
+        // One read, three SETs: a traced server writes them as one batch, as an untraced one does.
+        client.Send([.. RawClient.Command("SET", "a", "1"), .. RawClient.Command("SET", "b", "22"), .. RawClient.Command("SET", "c", "333")]);
+        Assert.Equal(["+OK", "+OK", "+OK"], [client.ReadReply(), client.ReadReply(), client.ReadReply()]);
+
+        EventWrittenEventArgs[] events = [.. listener.Events];
+        int[] starts = [.. Enumerable.Range(0, events.Length).Where(i => events[i].EventName == "CommandStart" && (string)events[i].Payload![6]! == name && (string)events[i].Payload![5]! == "set")];
+        Assert.Equal(3, starts.Length);
+        Guid[] commands = [.. starts.Select(i => events[i].ActivityId)];
+        Assert.Equal(3, commands.Distinct().Count());
+        Assert.DoesNotContain(Guid.Empty, commands);
+
+        // Each SET's Put nests in its own command, and every Put started before any of the three stopped: one batch.
+        int[] puts = [.. commands.Select(id => Array.FindIndex(events, e => e.EventSource.Name == "TailDb" && e.EventName == "PutStart" && e.RelatedActivityId == id))];
+        int[] stops = [.. commands.Select(id => Array.FindIndex(events, e => e.EventName == "CommandStop" && e.ActivityId == id))];
+        Assert.All(puts, i => Assert.True(i > 0, "a Put nested in each SET's command"));
+        Assert.All(stops, i => Assert.True(i > 0, "a CommandStop under each SET's id"));
+        Assert.True(puts.Max() < stops.Min(), $"Puts at {string.Join(",", puts)}, Stops at {string.Join(",", stops)}: written one by one, not as a batch");
+        Assert.Equal([(long)DispatcherKeyHash("a"u8), DispatcherKeyHash("b"u8), DispatcherKeyHash("c"u8)], starts.Select(i => (long)events[i].Payload![1]!));
+    }
+
     private static long DispatcherKeyHash(ReadOnlySpan<byte> key) => TailDb.Server.Commands.CommandDispatcher.KeyHash(key);
 }
