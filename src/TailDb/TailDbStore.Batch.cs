@@ -65,7 +65,8 @@ public sealed partial class TailDbStore
         byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
         int[] hashes = ArrayPool<int>.Shared.Rent(puts.Length);
-        Guid[]? requests = _telemetry.RequestEvents() ? new Guid[puts.Length] : null;
+        Guid[]? requests = _telemetry.RequestEvents() ? ArrayPool<Guid>.Shared.Rent(puts.Length) : null;
+        bool requestsHandedOff = false;
         long started = _telemetry.StartTimestamp();
         try
         {
@@ -88,13 +89,31 @@ public sealed partial class TailDbStore
             ValueTask durable = written > 0 && _groupCommit is not null
                 ? _groupCommit.WaitDurableAsync(sequence, requests?[0] ?? Guid.Empty, ct)
                 : default;
-            return requests is null && started == 0 ? durable : EndBatchAsync(durable, requests, WrittenSizes(puts, statuses), started);
+            if (requests is null && started == 0)
+            {
+                return durable;
+            }
+
+            if (durable.IsCompletedSuccessfully)
+            {
+                // Durable already (None, or nothing written): the Stops now, with nothing allocated for them.
+                durable.GetAwaiter().GetResult();
+                EndBatch(puts, statuses, requests, started);
+                return default;
+            }
+
+            requestsHandedOff = true;
+            return EndBatchAsync(durable, requests, WrittenSizes(puts, statuses), started);
         }
         finally
         {
             ArrayPool<byte>.Shared.Return(buffer);
             ArrayPool<int>.Shared.Return(ends);
             ArrayPool<int>.Shared.Return(hashes);
+            if (requests is not null && !requestsHandedOff)
+            {
+                ArrayPool<Guid>.Shared.Return(requests);
+            }
         }
     }
 
@@ -139,6 +158,10 @@ public sealed partial class TailDbStore
                     Guid own = parents.IsEmpty ? Guid.Empty : parents[i];
                     TailDbEventSource.Log.PutStart(requests[i], own == Guid.Empty ? parent : own, key.Length, KeyHash.Of(key), value.Length);
                 }
+            }
+            else if (requests is not null)
+            {
+                requests[i] = Guid.Empty; // a rented array: no Start, so no Stop
             }
 
             ends[i] = at;
@@ -269,7 +292,22 @@ public sealed partial class TailDbStore
         return sizes;
     }
 
-    /// <summary>With request events or the duration metric on: each put's Stop and duration once the batch is durable.</summary>
+    /// <summary>With request events or the duration metric on, a batch already durable: each put's Stop and duration.</summary>
+    private void EndBatch(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, Guid[]? requests, long started)
+    {
+        for (int i = 0; i < puts.Length; i++)
+        {
+            if (requests is not null && requests[i] != Guid.Empty)
+            {
+                int size = statuses[i] == PutStatus.Written ? RecordFormat.RecordSize(puts[i].Key.Length, puts[i].Value.Length) : 0;
+                TailDbEventSource.Log.WriteStop(requests[i], TailDbEventSource.EventIds.PutStop, size);
+            }
+
+            _telemetry.RecordDuration(started, "put");
+        }
+    }
+
+    /// <summary>As <see cref="EndBatch"/>, once the batch is durable (a group commit); gives <paramref name="requests"/> back to the pool.</summary>
     private async ValueTask EndBatchAsync(ValueTask durable, Guid[]? requests, int[] sizes, long started)
     {
         try
@@ -286,6 +324,11 @@ public sealed partial class TailDbStore
                 }
 
                 _telemetry.RecordDuration(started, "put");
+            }
+
+            if (requests is not null)
+            {
+                ArrayPool<Guid>.Shared.Return(requests);
             }
         }
     }

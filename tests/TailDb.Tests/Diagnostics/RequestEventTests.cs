@@ -175,6 +175,28 @@ public sealed class RequestEventTests : IDisposable
     }
 
     [Fact]
+    public async Task EveryWrittenPutOfABatchStopsOnceAndARefusedOneNeitherStartsNorStopsBatchAfterBatch()
+    {
+        using var recorder = NewRecorder(tpl: false);
+        using (var store = TailDbStore.Open(_dir.Options() with { MaxValueBytes = 8 }))
+        {
+            // The batch's activity ids live in a pooled array: a later batch's refused put must not
+            // inherit an id an earlier batch left in it.
+            var statuses = new PutStatus[3];
+            await store.PutBatchAsync([new("b1-a"u8.ToArray(), "1"u8.ToArray()), new("b1-b"u8.ToArray(), "2"u8.ToArray()), new("b1-c"u8.ToArray(), "3"u8.ToArray())], statuses);
+            await store.PutBatchAsync([new("b2-a"u8.ToArray(), "1"u8.ToArray()), new("b2-big"u8.ToArray(), "123456789"u8.ToArray()), new("b2-c"u8.ToArray(), "3"u8.ToArray())], statuses);
+            Assert.Equal([PutStatus.Written, PutStatus.Invalid, PutStatus.Written], statuses);
+        }
+
+        IReadOnlyList<Recorded> events = recorder.Events;
+        Recorded[] starts = [.. events.Where(e => e.Id == C.EventIds.PutStart)];
+        Recorded[] stops = [.. events.Where(e => e.Id == C.EventIds.PutStop)];
+        Assert.Equal(5, starts.Length);
+        Assert.DoesNotContain(starts, e => (long)e.Payload[C.Fields.KeyHash]! == KeyHash.Of("b2-big"u8));
+        Assert.Equal(starts.Select(e => e.ActivityId).Order(), stops.Select(e => e.ActivityId).Order());
+    }
+
+    [Fact]
     public void ACacheHitIsRecordedByEveryRequestSessionAndByNoSessionThatLeftRequestsOff()
     {
         var options = _dir.Options() with { CacheCapacityBytes = 1 << 16 };
