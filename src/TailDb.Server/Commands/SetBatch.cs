@@ -110,10 +110,12 @@ public sealed class SetBatch
     private void Reply(CommandContext c, bool durable)
     {
         long nanoseconds = (long)System.Diagnostics.Stopwatch.GetElapsedTime(_arrival).Ticks * 100;
+        bool traced = _traced;
         for (int i = 0; i < Count; i++)
         {
-            long replyStart = c.Output.UnflushedBytes;
-            long errors = c.Errors;
+            // What the CommandStop reports (reply bytes, whether it was an error); read only when traced.
+            long replyStart = traced ? c.Output.UnflushedBytes : 0;
+            long errors = traced ? c.Errors : 0;
             switch (_statuses[i])
             {
                 case PutStatus.Written when durable:
@@ -128,7 +130,7 @@ public sealed class SetBatch
             }
 
             _puts[i] = default;
-            if (_activities[i] != Guid.Empty)
+            if (traced && _activities[i] != Guid.Empty)
             {
                 ServerEventSource.Log.EndCommand(_activities[i], (int)CommandKind.Set, c.Errors != errors ? 1 : 0, (int)(c.Output.UnflushedBytes - replyStart));
                 _activities[i] = Guid.Empty;
