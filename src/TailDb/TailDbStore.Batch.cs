@@ -286,10 +286,25 @@ public sealed partial class TailDbStore
         int[] sizes = new int[puts.Length];
         for (int i = 0; i < puts.Length; i++)
         {
-            sizes[i] = statuses[i] == PutStatus.Written ? RecordFormat.RecordSize(puts[i].Key.Length, puts[i].Value.Length) : 0;
+            sizes[i] = WrittenSize(puts[i], statuses[i]);
         }
 
         return sizes;
+    }
+
+    /// <summary>The bytes a put's record took in the log: its PutStop's payload (0 when it was not written).</summary>
+    private static int WrittenSize(in BatchPut put, PutStatus status) =>
+        status == PutStatus.Written ? RecordFormat.RecordSize(put.Key.Length, put.Value.Length) : 0;
+
+    /// <summary>One put of a durable batch: its Stop, if it started, and its duration.</summary>
+    private void EndPut(Guid[]? requests, int i, int size, long started)
+    {
+        if (requests is not null && requests[i] != Guid.Empty)
+        {
+            TailDbEventSource.Log.WriteStop(requests[i], TailDbEventSource.EventIds.PutStop, size);
+        }
+
+        _telemetry.RecordDuration(started, "put");
     }
 
     /// <summary>With request events or the duration metric on, a batch already durable: each put's Stop and duration.</summary>
@@ -297,13 +312,7 @@ public sealed partial class TailDbStore
     {
         for (int i = 0; i < puts.Length; i++)
         {
-            if (requests is not null && requests[i] != Guid.Empty)
-            {
-                int size = statuses[i] == PutStatus.Written ? RecordFormat.RecordSize(puts[i].Key.Length, puts[i].Value.Length) : 0;
-                TailDbEventSource.Log.WriteStop(requests[i], TailDbEventSource.EventIds.PutStop, size);
-            }
-
-            _telemetry.RecordDuration(started, "put");
+            EndPut(requests, i, WrittenSize(puts[i], statuses[i]), started);
         }
     }
 
@@ -318,12 +327,7 @@ public sealed partial class TailDbStore
         {
             for (int i = 0; i < sizes.Length; i++)
             {
-                if (requests is not null && requests[i] != Guid.Empty)
-                {
-                    TailDbEventSource.Log.WriteStop(requests[i], TailDbEventSource.EventIds.PutStop, sizes[i]);
-                }
-
-                _telemetry.RecordDuration(started, "put");
+                EndPut(requests, i, sizes[i], started);
             }
 
             if (requests is not null)

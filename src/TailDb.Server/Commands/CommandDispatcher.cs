@@ -28,9 +28,7 @@ public static class CommandDispatcher
         {
             replyStart = c.Output.UnflushedBytes;
             errors = c.Errors;
-            long keyHash = CommandTable.HasKey(kind) && c.Request.Count > 1 ? KeyHash(c.Request.Span(1)) : 0;
-            activity = ServerEventSource.Log.BeginCommand(
-                (int)kind, keyHash, c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp, CommandTable.Names[(int)kind], c.ClientName, out previous);
+            activity = BeginCommandEvent(c, kind, arrivalTimestamp, out previous);
         }
 
         ValueTask run = Run(c, kind);
@@ -114,10 +112,28 @@ public static class CommandDispatcher
         c.CountCompleted(kind, arrivalTimestamp);
         if (activity != Guid.Empty)
         {
-            // A flush inside the command (large replies) makes this an undercount; it is a hint, not a meter.
-            int replyBytes = (int)Math.Max(0, c.Output.UnflushedBytes - replyStart);
-            ServerEventSource.Log.EndCommand(activity, (int)kind, c.Errors != errors ? 1 : 0, replyBytes);
+            EndCommandEvent(c, kind, activity, replyStart, errors);
         }
+    }
+
+    /// <summary>
+    /// The parsed command's CommandStart under a new activity id, the thread's until
+    /// <see cref="ServerEventSource.Leave"/>: the one place its payload is made (the dispatcher's
+    /// commands and <see cref="SetBatch"/>'s).
+    /// </summary>
+    internal static Guid BeginCommandEvent(CommandContext c, CommandKind kind, long arrivalTimestamp, out Guid previous)
+    {
+        long keyHash = CommandTable.HasKey(kind) && c.Request.Count > 1 ? KeyHash(c.Request.Span(1)) : 0;
+        return ServerEventSource.Log.BeginCommand(
+            (int)kind, keyHash, c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp, CommandTable.Names[(int)kind], c.ClientName, out previous);
+    }
+
+    /// <summary>The command's CommandStop: the reply bytes written since <paramref name="replyStart"/>, an error if <see cref="CommandContext.Errors"/> moved since <paramref name="errors"/>.</summary>
+    internal static void EndCommandEvent(CommandContext c, CommandKind kind, Guid activity, long replyStart, long errors)
+    {
+        // A flush inside the command (large replies) makes this an undercount; it is a hint, not a meter.
+        int replyBytes = (int)Math.Max(0, c.Output.UnflushedBytes - replyStart);
+        ServerEventSource.Log.EndCommand(activity, (int)kind, c.Errors != errors ? 1 : 0, replyBytes);
     }
 
     /// <summary>The same keyHash the store's Get/Put/Delete events carry.</summary>

@@ -57,9 +57,7 @@ public sealed class SetBatch
 
         if (events)
         {
-            _activities[Count] = ServerEventSource.Log.BeginCommand(
-                (int)CommandKind.Set, CommandDispatcher.KeyHash(c.Request.Span(1)), c.Request.ArgumentBytes, c.ConnectionId, arrivalTimestamp,
-                CommandTable.Names[(int)CommandKind.Set], c.ClientName, out Guid previous);
+            _activities[Count] = CommandDispatcher.BeginCommandEvent(c, CommandKind.Set, arrivalTimestamp, out Guid previous);
 
             // The thread's activity is not this SET's while the batch fills: the parse of the next one is no part of it.
             ServerEventSource.Leave(previous);
@@ -78,9 +76,7 @@ public sealed class SetBatch
             return default;
         }
 
-        ValueTask durable = _traced
-            ? c.Store.PutBatchAsync(_puts.AsSpan(0, Count), _statuses, _activities.AsSpan(0, Count))
-            : c.Store.PutBatchAsync(_puts.AsSpan(0, Count), _statuses);
+        ValueTask durable = c.Store.PutBatchAsync(_puts.AsSpan(0, Count), _statuses, _traced ? _activities.AsSpan(0, Count) : default);
         if (durable.IsCompletedSuccessfully)
         {
             durable.GetAwaiter().GetResult();
@@ -132,7 +128,7 @@ public sealed class SetBatch
             _puts[i] = default;
             if (traced && _activities[i] != Guid.Empty)
             {
-                ServerEventSource.Log.EndCommand(_activities[i], (int)CommandKind.Set, c.Errors != errors ? 1 : 0, (int)(c.Output.UnflushedBytes - replyStart));
+                CommandDispatcher.EndCommandEvent(c, CommandKind.Set, _activities[i], replyStart, errors);
                 _activities[i] = Guid.Empty;
             }
         }

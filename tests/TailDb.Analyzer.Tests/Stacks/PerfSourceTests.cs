@@ -43,11 +43,14 @@ load-0   100/101   [000]    10.032000000:          cpu-clock/freq=999/:
 
     private readonly string _path = Path.Combine(Path.GetTempPath(), $"taildb-perf-{Guid.NewGuid():N}.perf.gz");
 
-    public PerfSourceTests()
+    public PerfSourceTests() => Write(_path, Script);
+
+    /// <summary>Writes <paramref name="script"/> as the recorder writes perf's text: gzipped, "\n" line ends.</summary>
+    private static void Write(string path, string script)
     {
-        using var file = File.Create(_path);
+        using var file = File.Create(path);
         using var gzip = new GZipStream(file, CompressionLevel.Fastest);
-        gzip.Write(Encoding.ASCII.GetBytes(Script.ReplaceLineEndings("\n")));
+        gzip.Write(Encoding.ASCII.GetBytes(script.ReplaceLineEndings("\n")));
     }
 
     public void Dispose() => File.Delete(_path);
@@ -159,15 +162,9 @@ load-0   100/101   [000]    10.032000000:          cpu-clock/freq=999/:
         var path = Path.Combine(Path.GetTempPath(), $"taildb-perf-{Guid.NewGuid():N}.perf.gz");
         try
         {
-            using (var file = File.Create(path))
-            using (var gzip = new GZipStream(file, CompressionLevel.Fastest))
-            {
-                gzip.Write(Encoding.ASCII.GetBytes(AttachedScript.ReplaceLineEndings("\n")));
-            }
-
+            Write(path, AttachedScript);
             var samples = PerfSource.Read(path, PerfFile.ReadHeader(path)!, originMSec: 10_000).Samples;
             var categories = samples.Samples.Select(s => SampleComputer.Categorise(samples.Stacks[s.StackId]).Category).ToArray();
-            System.Console.WriteLine(string.Join(" | ", samples.Stacks[samples.Samples[1].StackId]));
 
             // User code perf could not name, and a system call made from it: neither is libcoreclr's.
             Assert.Equal([SampleCategory.Unresolved, SampleCategory.Kernel], categories);

@@ -38,10 +38,7 @@ public class ServerEventSourceTests
         using var listener = new EventRecorder();
         await using var server = TestServer.Start();
         using var client = new RawClient(server.Port);
-        // Other servers in this process may still be draining and emit too: this connection is told apart by its name.
-        string name = "checkout-" + Guid.NewGuid().ToString("N");
-        client.SendCommand("CLIENT", "SETNAME", name);
-        client.ReadReply();
+        string name = NameConnection(client, "checkout-");
         client.SendCommand("SET", "k", "v");
         client.ReadReply();
         long before = Stopwatch.GetTimestamp();
@@ -64,9 +61,7 @@ public class ServerEventSourceTests
         using var listener = new EventRecorder();
         await using var server = TestServer.Start();
         using var client = new RawClient(server.Port);
-        string name = "batch-" + Guid.NewGuid().ToString("N");
-        client.SendCommand("CLIENT", "SETNAME", name);
-        client.ReadReply();
+        string name = NameConnection(client, "batch-");
 
         // One read, three SETs: a traced server writes them as one batch, as an untraced one does.
         client.Send([.. RawClient.Command("SET", "a", "1"), .. RawClient.Command("SET", "b", "22"), .. RawClient.Command("SET", "c", "333")]);
@@ -86,6 +81,18 @@ public class ServerEventSourceTests
         Assert.All(stops, i => Assert.True(i > 0, "a CommandStop under each SET's id"));
         Assert.True(puts.Max() < stops.Min(), $"Puts at {string.Join(",", puts)}, Stops at {string.Join(",", stops)}: written one by one, not as a batch");
         Assert.Equal([(long)DispatcherKeyHash("a"u8), DispatcherKeyHash("b"u8), DispatcherKeyHash("c"u8)], starts.Select(i => (long)events[i].Payload![1]!));
+    }
+
+    /// <summary>
+    /// Other servers in this process may still be draining and emit too: a test's connection is told
+    /// apart by a name of its own (CLIENT SETNAME, the CommandStart's clientName).
+    /// </summary>
+    private static string NameConnection(RawClient client, string prefix)
+    {
+        string name = prefix + Guid.NewGuid().ToString("N");
+        client.SendCommand("CLIENT", "SETNAME", name);
+        client.ReadReply();
+        return name;
     }
 
     private static long DispatcherKeyHash(ReadOnlySpan<byte> key) => TailDb.Server.Commands.CommandDispatcher.KeyHash(key);
