@@ -29,6 +29,7 @@ public sealed class RespConnection
     private readonly SetBatch _batch = new();
     private long _lastActivity = Environment.TickCount64;
     private volatile bool _stopping;
+    private int _aborted;
     private int _needed;
     private long _commands;
 
@@ -58,11 +59,21 @@ public sealed class RespConnection
         _input.CancelPendingRead();
     }
 
-    /// <summary>Close now: an idle client, or one still busy when the drain timeout ran out.</summary>
-    public void Abort()
+    /// <summary>
+    /// Close now: an idle client, or one still busy when the drain timeout ran out. True only for
+    /// the call that closed it: the idle sweep runs every quarter second, and an aborted connection
+    /// stays in the server's table until its loop has ended, so a busy machine can sweep it again.
+    /// </summary>
+    public bool Abort()
     {
         _stopping = true;
+        if (Interlocked.Exchange(ref _aborted, 1) != 0)
+        {
+            return false;
+        }
+
         _abort();
+        return true;
     }
 
     public async Task RunAsync()

@@ -159,10 +159,9 @@ public sealed class RespServer : IAsyncDisposable
         long limit = _options.IdleTimeoutSeconds * 1000L;
         foreach ((RespConnection connection, _) in _connections.Values)
         {
-            if (connection.IdleMilliseconds > limit)
+            if (connection.IdleMilliseconds > limit && connection.Abort())
             {
                 Interlocked.Increment(ref _state.Stats.IdleClosed);
-                connection.Abort();
             }
         }
     }
@@ -183,7 +182,7 @@ public sealed class RespServer : IAsyncDisposable
             {
                 foreach ((RespConnection connection, _) in _connections.Values)
                 {
-                    connection.Abort();
+                    _ = connection.Abort();
                 }
 
                 await drained.ConfigureAwait(false);
