@@ -72,6 +72,7 @@ public sealed partial class TailDbStore
         {
             Encode(puts, statuses, buffer, ends, hashes, requests, parents);
             _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
+            _cache.Prefetch(puts);
             long sequence;
             int written;
             lock (_writer.WriteLock)

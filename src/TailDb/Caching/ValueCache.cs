@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics.X86;
 using TailDb.Diagnostics;
 using TailDb.Storage;
 
@@ -70,6 +71,9 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     public const int Header = 8;
 
     private const int VersionAt = 4;
+
+    /// <summary>How much of a slot <see cref="Prefetch"/> asks for: a 256-byte value and its header, in five lines.</summary>
+    private const int PrefetchBytes = 320;
 
     /// <summary>
     /// Copies a hit tries before it gives up and reads the log instead: a copy is retried only when a
@@ -324,6 +328,39 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         // The open is visible before the slot is looked up (store-load order).
         Interlocked.MemoryBarrier();
         return true;
+    }
+
+    /// <summary>
+    /// Starts the loads a batch's cache writes will make, for all its keys at once: each key's
+    /// lookup here warms its dictionary bucket, node and key for the marks under the writer's lock,
+    /// and the cached slot's first lines are prefetched, so the slots' misses (the header the mark
+    /// writes and the value the update overwrites) overlap instead of coming one after another
+    /// under the lock, where they were the largest single cost of a SET -P 16 (docs/server.md,
+    /// "The value cache's slots prefetched"). Hints only: a slot replaced meanwhile wastes a
+    /// prefetch; without SSE only the lookups are made.
+    /// </summary>
+    public unsafe void Prefetch(ReadOnlySpan<BatchPut> puts)
+    {
+        if (!Enabled)
+        {
+            return;
+        }
+
+        foreach (BatchPut put in puts)
+        {
+            if (_lookup.TryGetValue(put.Key.Span, out byte[]? slot) && Sse.IsSupported)
+            {
+                fixed (byte* first = slot)
+                {
+                    // The header's line, then as much of the value as a small value takes (the write's copy).
+                    int bytes = Math.Min(slot.Length, PrefetchBytes);
+                    for (int at = 0; at < bytes; at += 64)
+                    {
+                        Sse.Prefetch0(first + at);
+                    }
+                }
+            }
+        }
     }
 
     /// <summary>Marks <paramref name="key"/>'s slot as being written (after <see cref="OpenWrites"/>); the write's cache change ends the mark.</summary>
