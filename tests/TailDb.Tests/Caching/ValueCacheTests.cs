@@ -123,6 +123,25 @@ public sealed class ValueCacheTests : IDisposable
     }
 
     [Fact]
+    public void ABatchsPrefetchIsNoHitAndChangesNoSlot()
+    {
+        TailDb.Caching.ValueCache cache = NewCache();
+        byte[] cached = "cached"u8.ToArray();
+        byte[] slot = TailDb.Caching.ValueCache.CreateSlot("value"u8);
+        cache.Set(cached, slot);
+        byte[] before = (byte[])slot.Clone();
+        long size = cache.SizeBytes;
+
+        cache.Prefetch([new BatchPut(cached, "next"u8.ToArray()), new BatchPut("absent"u8.ToArray(), "v"u8.ToArray())]);
+
+        // A SET's prefetch is not a read: the slot's state byte (CLOCK's reference bit), its
+        // version and its value are as they were, and a key it did not find is still not cached.
+        Assert.Equal(before, slot);
+        Assert.Equal(size, cache.SizeBytes);
+        Assert.False(cache.TryGet("absent"u8, out _));
+    }
+
+    [Fact]
     public void APutReplacesAPendingFillSoItsLatePublishShowsNothingStale()
     {
         TailDb.Caching.ValueCache cache = NewCache();
