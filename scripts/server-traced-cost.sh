@@ -7,9 +7,18 @@
 # server (the load test's providers, TailDb-Server added, no TplEventSource, no per-event stacks;
 # no CPU samples unless --sampler says). Prints requests/s per run with the load average before
 # it, and per test and level the traced/untraced ratio (within a round; median, min-max over
-# rounds) against the goal (>= 0.8). Take it on a quiet machine.
+# rounds) against the goal (>= 0.8). With perf on the PATH it also counts the server's CPU per
+# request (`perf stat -e task-clock` on every thread of the server, during each test): at -P 1 the
+# throughput is the clients' round trips on a shared machine and moves 20-30% between runs, while
+# the CPU a traced request adds is what the trace costs the server itself. Take it on a quiet machine.
 #
-#   bash scripts/server-traced-cost.sh [--rounds N] [--n N] [--pipeline P] [--levels requests,store] [--sampler off|perf|eventpipe] [--out DIR]
+# Each run starts --settle seconds (default 2) after the recorder is attached, and the untraced run
+# the same time after the one before it: the recorder's own start (a .NET process JIT-compiling its
+# stream pump on the same two cores) and the server's first events (the event paths' code reaching
+# its optimized tier) are the attach's one-off cost, not a traced request's, and fell on whichever
+# test ran first (SET) when the runs began at once.
+#
+#   bash scripts/server-traced-cost.sh [--rounds N] [--n N] [--pipeline P] [--levels requests,store] [--sampler off|perf|eventpipe] [--settle S] [--out DIR]
 #
 # A short check that it runs (numbers meaningless): bash scripts/server-traced-cost.sh --rounds 1 --n 20000
 #
@@ -21,6 +30,7 @@ n=200000
 pipeline=1
 levels=requests,store
 sampler=off
+settle=2
 out=artifacts/server-traced-cost
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,17 +39,19 @@ while [ $# -gt 0 ]; do
     --pipeline) pipeline=$2; shift 2 ;;
     --levels) levels=$2; shift 2 ;;
     --sampler) sampler=$2; shift 2 ;;
+    --settle) settle=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
 [[ "$rounds" =~ ^[1-9][0-9]*$ && "$n" =~ ^[1-9][0-9]*$ && "$pipeline" =~ ^[1-9][0-9]*$ ]] || { echo "--rounds, --n and --pipeline take positive integers" >&2; exit 2; }
+[[ "$settle" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "--settle takes seconds (0 or more)" >&2; exit 2; }
 mkdir -p "$out"
 [[ "$levels" =~ ^(requests|store)(,(requests|store))*$ ]] || { echo "--levels takes requests, store or both, comma-separated" >&2; exit 2; }
 [[ "$sampler" =~ ^(off|perf|eventpipe)$ ]] || { echo "--sampler takes off, perf or eventpipe" >&2; exit 2; }
 IFS=, read -r -a traced_levels <<< "$levels"
 variants=(untraced "${traced_levels[@]}")
-rm -f "$out"/*.csv "$out"/*.nettrace "$out"/*.log "$out"/*.load "$out"/*.perf.gz
+rm -f "$out"/*.csv "$out"/*.cpu "$out"/*.nettrace "$out"/*.log "$out"/*.load "$out"/*.perf.gz
 
 if ! command -v redis-benchmark >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
@@ -71,8 +83,27 @@ for _ in $(seq 1 300); do
 done
 redis-cli -p "$port" PING | grep -q PONG || { echo "the server did not answer PING" >&2; exit 1; }
 
+# Each test its own redis-benchmark run, so the server's CPU is counted per test (a .cpu file of
+# "test,ns per request" lines beside the .csv).
 bench() { # $1: file for the csv
-  redis-benchmark -p "$port" -c 50 -d 256 -r 100000 -n "$n" -P "$pipeline" -t set,get --csv > "$1"
+  : > "$1"; : > "${1%.csv}.cpu"
+  for test in set get; do
+    local stat="" stat_pid=""
+    if command -v perf >/dev/null; then
+      stat=$(mktemp)
+      perf stat -e task-clock -p "$server_pid" -x, -o "$stat" -- sleep 3600 &
+      stat_pid=$!
+    fi
+    redis-benchmark -p "$port" -c 50 -d 256 -r 100000 -n "$n" -P "$pipeline" -t "$test" --csv >> "$1"
+    if [ -n "$stat_pid" ]; then
+      # perf stat ends its count when its workload ends; a background job ignores SIGINT, so end the sleep.
+      pkill -P "$stat_pid" sleep || true
+      wait "$stat_pid" 2>/dev/null || true
+      local ms; ms=$(grep task-clock "$stat" | cut -d, -f1)
+      rm -f "$stat"
+      [ -n "$ms" ] && echo "${test^^},$(python3 -c "print(round($ms * 1e6 / $n))")" >> "${1%.csv}.cpu"
+    fi
+  done
 }
 
 # Warm the server (JIT, keys) before the first measured run.
@@ -87,19 +118,20 @@ traced() { # $1: round, $2: level
     sleep 0.1
   done
   grep -q "^recording process" "$log" || { echo "the recorder did not start: $(cat "$log")" >&2; exit 1; }
+  sleep "$settle"
   bench "$out/$2$1.csv"
   kill -TERM "$recorder_pid"  # SIGINT would be ignored: a background job of a script inherits SIGINT ignored
   wait "$recorder_pid" || true
   recorder_pid=""
 }
 
-echo "start $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; -P $pipeline, -n $n, levels $levels, sampler $sampler"
+echo "start $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; -P $pipeline, -n $n, levels $levels, sampler $sampler, settle ${settle}s"
 count=${#variants[@]}
 for r in $(seq 1 "$rounds"); do
   for k in $(seq 0 $((count - 1))); do
     variant=${variants[$(( (k + r - 1) % count ))]}
     cut -d' ' -f1-3 /proc/loadavg > "$out/$variant$r.load"
-    if [ "$variant" = untraced ]; then bench "$out/untraced$r.csv"; else traced "$r" "$variant"; fi
+    if [ "$variant" = untraced ]; then sleep "$settle"; bench "$out/untraced$r.csv"; else traced "$r" "$variant"; fi
     echo "round $r: $variant done (load average before: $(cat "$out/$variant$r.load"))"
   done
 done
@@ -112,14 +144,26 @@ goal = 0.8
 def rps(path):
     with open(path) as f:
         return {row[0]: float(row[1]) for row in csv.reader(f) if row and row[0] != "test"}
+def cpu(path):
+    try:
+        with open(path) as f:
+            return {row[0]: float(row[1]) for row in csv.reader(f) if row}
+    except FileNotFoundError:
+        return {}
 print()
 print("| round | test | variant | load average before | req/s | traced/untraced (this round) |")
 print("|---|---|---|---|---|---|")
-ratios, tput = {}, {}
+ratios, tput, cpus, cpu_ratios = {}, {}, {}, {}
 for r in range(1, rounds + 1):
     u = rps(f"{out}/untraced{r}.csv")
+    uc = cpu(f"{out}/untraced{r}.cpu")
     for variant in ["untraced"] + levels:
         t = rps(f"{out}/{variant}{r}.csv")
+        tc = cpu(f"{out}/{variant}{r}.cpu")
+        for test, ns in tc.items():
+            cpus.setdefault((test, variant), []).append(ns)
+            if variant != "untraced" and test in uc:
+                cpu_ratios.setdefault((test, variant), []).append(ns / uc[test])
         load = open(f"{out}/{variant}{r}.load").read().strip()
         for test in u:
             tput.setdefault((test, variant), []).append(t[test])
@@ -139,4 +183,13 @@ for (test, variant), values in tput.items():
     q = ratios[(test, variant)]
     m = statistics.median(q)
     print(f"| {test} | {variant} | {cells} | {m:.3f} ({min(q):.3f}-{max(q):.3f}) | >= {goal} {'met' if m >= goal else 'missed'} |")
+if cpus:
+    print()
+    print(f"| test (-P {pipeline}) | variant | server CPU per request, ns: median (min-max) | traced/untraced CPU median (min-max) |")
+    print("|---|---|---|---|")
+    for (test, variant), values in cpus.items():
+        cells = f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
+        q = cpu_ratios.get((test, variant))
+        ratio = f"{statistics.median(q):.3f} ({min(q):.3f}-{max(q):.3f})" if q else ""
+        print(f"| {test} | {variant} | {cells} | {ratio} |")
 EOF
