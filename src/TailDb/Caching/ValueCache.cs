@@ -336,8 +336,8 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// and the cached slot's first lines are prefetched, so the slots' misses (the header the mark
     /// writes and the value the update overwrites) overlap instead of coming one after another
     /// under the lock, where they were the largest single cost of a SET -P 16 (docs/server.md,
-    /// "The value cache's slots prefetched"). Hints only: a slot replaced meanwhile wastes a
-    /// prefetch; without SSE only the lookups are made.
+    /// "The cached slots prefetched"). Hints only: a slot replaced meanwhile wastes a prefetch;
+    /// without SSE only the lookups are made.
     /// </summary>
     public unsafe void Prefetch(ReadOnlySpan<BatchPut> puts)
     {
