@@ -66,12 +66,24 @@ public sealed class RespConnection
     /// </summary>
     public bool Abort()
     {
+        long uncounted = 0;
+        return Abort(ref uncounted);
+    }
+
+    /// <summary>
+    /// <see cref="Abort()"/>, counting the close in <paramref name="closes"/> before the socket
+    /// closes: a client that has seen its connection end then reads the count that says why (a
+    /// count taken after the close raced the client's INFO and a test's read of it).
+    /// </summary>
+    public bool Abort(ref long closes)
+    {
         _stopping = true;
         if (Interlocked.Exchange(ref _aborted, 1) != 0)
         {
             return false;
         }
 
+        Interlocked.Increment(ref closes);
         _abort();
         return true;
     }

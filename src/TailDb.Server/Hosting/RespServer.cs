@@ -159,9 +159,9 @@ public sealed class RespServer : IAsyncDisposable
         long limit = _options.IdleTimeoutSeconds * 1000L;
         foreach ((RespConnection connection, _) in _connections.Values)
         {
-            if (connection.IdleMilliseconds > limit && connection.Abort())
+            if (connection.IdleMilliseconds > limit)
             {
-                Interlocked.Increment(ref _state.Stats.IdleClosed);
+                connection.Abort(ref _state.Stats.IdleClosed);
             }
         }
     }
