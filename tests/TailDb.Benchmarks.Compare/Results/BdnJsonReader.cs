@@ -5,7 +5,8 @@ namespace TailDb.Benchmarks.Compare.Results;
 
 /// <summary>
 /// Reads BenchmarkDotNet's full JSON export (JsonExporter.Full, files named *-report-full.json):
-/// only the full flavour carries the raw Measurements the statistical test needs.
+/// only the full flavour carries the raw Measurements the statistical test needs. A row's rounds
+/// (<see cref="ProcessRounds"/>) are read as one row.
 /// </summary>
 public static class BdnJsonReader
 {
@@ -33,7 +34,10 @@ public static class BdnJsonReader
                 {
                     foreach (var (id, baseline) in ReadBaselineMap(file))
                     {
-                        baselines[id] = baseline;
+                        baselines[ProcessRounds.WithoutRound(id)] = baseline with
+                        {
+                            Baseline = baseline.Baseline is { } b ? ProcessRounds.WithoutRound(b) : null,
+                        };
                     }
                 }
             }
@@ -47,7 +51,7 @@ public static class BdnJsonReader
             }
         }
 
-        return results.Select(r => baselines.TryGetValue(r.Id, out var e) ? r with { BaselineId = e.Baseline, AllocationNoiseBytes = e.AllocationNoiseBytes, DriftsWith = e.DriftsWith } : r)
+        return ProcessRounds.Pool(results).Select(r => baselines.TryGetValue(r.Id, out var e) ? r with { BaselineId = e.Baseline, AllocationNoiseBytes = e.AllocationNoiseBytes, DriftsWith = e.DriftsWith } : r)
             .ToArray();
     }
 

@@ -26,15 +26,18 @@ namespace TailDb.Benchmarks.Gets;
 /// reads (the bare row no store, the store rows no dictionary).
 /// </para>
 /// <para>
-/// What is left moves with the process: the same row measured 36.8-40.3 ns (bare) and 41.9-46.0
-/// ns (store) from one BenchmarkDotNet process to the next on the same code (docs/benchmarks.md),
-/// while a process's own iterations agree within 0.5 ns. So each row runs in three processes
-/// (<c>ProcessCount(3)</c>) and the ratio is of their pooled measurements: one process's layout no
-/// longer decides a run's ratio.
+/// What is left moves with the process and with the machine: the same row measured 36.8-40.3 ns
+/// (bare) and 41.9-46.0 ns (store) from one BenchmarkDotNet process to the next on the same code,
+/// while a process's own iterations agree within 0.5 ns; and this shared VM has slow minutes (the
+/// bare row 23-26 ns or 41-46 ns, the store row 26-30 ns or 44-50 ns) that fell on whichever row's
+/// processes ran then (docs/benchmarks.md). So each row runs in three processes, one per
+/// <see cref="Round"/>, and the rounds interleave the rows in time: BenchmarkDotNet runs every
+/// method's round 1 before any method's round 2 (its order is parameters, then job, then method).
+/// The comparison pools a row's rounds (TailDb.Benchmarks.Compare's ProcessRounds), so neither one
+/// process's layout nor one slow minute decides a run's ratio.
 /// </para>
 /// </summary>
 [BenchmarkCategory(Categories.GetHit)]
-[ProcessCount(3)]
 public class GetHitBenchmarks
 {
     private readonly AlignedBufferWriter _destination = new(SuiteScale.ValueBytes * 2);
@@ -48,6 +51,11 @@ public class GetHitBenchmarks
 
     [Params(false, true)]
     public bool Events { get; set; }
+
+    /// <summary>Not read by the code: which of the row's three processes this is (see the class
+    /// summary; the comparison pools the rounds by this parameter's name).</summary>
+    [Params(1, 2, 3)]
+    public int Round { get; set; }
 
     /// <summary>
     /// The bare row's process holds only the dictionary: no store is made, so nothing but the bare

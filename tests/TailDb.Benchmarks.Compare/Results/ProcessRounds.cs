@@ -1,0 +1,70 @@
+using System.Text.RegularExpressions;
+
+namespace TailDb.Benchmarks.Compare.Results;
+
+/// <summary>
+/// Rounds: a benchmark class may repeat its rows with a parameter named <see cref="Parameter"/>
+/// (1..N) that its code never reads. BenchmarkDotNet runs cases in the order parameters, job,
+/// method, so every method's round 1 runs before any method's round 2: each row's processes are
+/// spread over the run instead of back to back, and a slow minute of a shared machine falls on
+/// the rows alike rather than on whichever row ran then. The reader pools a row's rounds into one
+/// result named without the parameter, so goals and the committed baseline see one row.
+/// </summary>
+public static partial class ProcessRounds
+{
+    /// <summary>The parameter's name; tests/TailDb.Benchmarks declares it (GetHitBenchmarks.Round).</summary>
+    public const string Parameter = "Round";
+
+    /// <summary>A FullName ("M(Events: False, Round: 2)") or display name ("M(Events=False, Round=2)")
+    /// without its round ("M(Events: False)"; "M(Round: 2)" becomes "M").</summary>
+    public static string WithoutRound(string name)
+    {
+        if (!name.Contains(Parameter, StringComparison.Ordinal))
+        {
+            return name;
+        }
+
+        name = OnlyParameter().Replace(name, "");
+        name = LeadingParameter().Replace(name, "");
+        return TrailingParameter().Replace(name, "");
+    }
+
+    /// <summary>The results with each row's rounds pooled, in the order rows first appear: their
+    /// measurements concatenated, their allocation the largest any round measured.</summary>
+    public static IReadOnlyList<BenchmarkResult> Pool(IEnumerable<BenchmarkResult> results)
+    {
+        var pooled = new List<BenchmarkResult>();
+        var index = new Dictionary<string, int>(StringComparer.Ordinal);
+        foreach (var result in results)
+        {
+            var id = WithoutRound(result.Id);
+            var row = result with { Id = id, DisplayName = WithoutRound(result.DisplayName) };
+            if (!index.TryGetValue(id, out var at))
+            {
+                index[id] = pooled.Count;
+                pooled.Add(row);
+                continue;
+            }
+
+            var first = pooled[at];
+            pooled[at] = first with
+            {
+                NanosecondsPerOperation = [.. first.NanosecondsPerOperation, .. row.NanosecondsPerOperation],
+                AllocatedBytesPerOperation = Max(first.AllocatedBytesPerOperation, row.AllocatedBytesPerOperation),
+            };
+        }
+
+        return pooled;
+    }
+
+    private static long? Max(long? a, long? b) => a is null ? b : b is null ? a : Math.Max(a.Value, b.Value);
+
+    [GeneratedRegex(@"\(Round[:=] ?\d+\)")]
+    private static partial Regex OnlyParameter();
+
+    [GeneratedRegex(@"(?<=\()Round[:=] ?\d+, ")]
+    private static partial Regex LeadingParameter();
+
+    [GeneratedRegex(@", Round[:=] ?\d+(?=[,)])")]
+    private static partial Regex TrailingParameter();
+}
