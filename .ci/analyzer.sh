@@ -77,7 +77,7 @@ fi
 # must name the process it chose; slowest must exit 7 in one line (the trace has no TailDb requests).
 # The shared traces sit beside the clone in CI; without them this is skipped with one line.
 etl=""
-for up in .. ../..; do [ -f "$up/shared/etl/net.4.5.2.x64.etl.zip" ] && etl="$up/shared/etl/net.4.5.2.x64.etl.zip" && break; done
+for up in .. ../.. ../../..; do [ -f "$up/shared/etl/net.4.5.2.x64.etl.zip" ] && etl="$up/shared/etl/net.4.5.2.x64.etl.zip" && break; done
 if [ -z "$etl" ]; then
   echo "=== analyzer on ETW: skipped (no shared/etl beside the clone)"
 else

@@ -7,8 +7,11 @@ namespace TailDb.Analyzer.Causes;
 /// inferred, not seen by events. Samples in tracing code are the measurement's own cost.
 /// </summary>
 internal sealed class SampleCause(SampleCategory category, SampleClassifier classifier)
-    : CauseBase($"samples: {SampleComputer.CategoryName(category)}")
+    : CauseBase(NameOf(category))
 {
+    /// <summary>The cause's name for a category, as reports print it.</summary>
+    public static string NameOf(SampleCategory category) => $"samples: {SampleComputer.CategoryName(category)}";
+
     public SampleCategory Category { get; } = category;
 
     public override CauseKind Kind => Category == SampleCategory.Tracing ? CauseKind.TracingSamples : CauseKind.Samples;
