@@ -24,6 +24,24 @@ public sealed class GoalEvaluatorTests
     }
 
     [Fact]
+    public void AFastestProcessGoalComparesEachRowsFastestProcessNotThePooledMedian()
+    {
+        // The CI run of 2026-11-27 19:40: the bare row drew the fast vCPU twice, the store row once.
+        var bare = new BenchmarkResult("R", "R", [22.1, 22.2, 23.7, 23.8, 41.5, 41.6], 0) { ProcessMedians = [22.1, 23.8, 41.5] };
+        var store = new BenchmarkResult("S", "S", [46.0, 46.1, 46.2, 46.3, 27.9, 28.0], 0) { ProcessMedians = [46.0, 46.2, 27.95] };
+        var fastest = new Goal("hit", "S", "R", GoalKind.TimeAtMost, 1.3, GoalStatistic.FastestProcess);
+        var pooled = fastest with { Statistic = GoalStatistic.PooledMedian };
+
+        var byFastest = Assert.Single(GoalEvaluator.Evaluate([fastest], [store, bare]));
+        var byPooled = Assert.Single(GoalEvaluator.Evaluate([pooled], [store, bare]));
+
+        Assert.Equal(27.95 / 22.1, byFastest.Value!.Value, 9);
+        Assert.Equal(GoalStatus.Met, byFastest.Status);
+        Assert.Equal(46.05 / 23.75, byPooled.Value!.Value, 9);
+        Assert.Equal(GoalStatus.Missed, byPooled.Status);
+    }
+
+    [Fact]
     public void SpeedupGoalDividesReferenceMedianBySubjectMedian()
     {
         var goal = new Goal("reopen", "Hints", "Scan", GoalKind.SpeedupAtLeast, 5);

@@ -127,6 +127,22 @@ public sealed class BdnJsonReaderTests
     }
 
     [Fact]
+    public void EachLaunchOfACaseHasItsOwnMedianInLaunchOrder()
+    {
+        var result = Assert.Single(BdnJsonReader.Parse("""
+            { "Benchmarks": [ { "FullName": "N.C.M", "Measurements": [
+              { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 1, "Operations": 10, "Nanoseconds": 400 },
+              { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 1, "Operations": 10, "Nanoseconds": 420 },
+              { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 2, "Operations": 10, "Nanoseconds": 230 },
+              { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 2, "Operations": 10, "Nanoseconds": 240 },
+              { "IterationMode": "Workload", "IterationStage": "Result", "LaunchIndex": 2, "Operations": 10, "Nanoseconds": 250 } ] } ] }
+            """));
+
+        Assert.Equal([41.0, 24.0], result.ProcessMedians);
+        Assert.Equal(24.0, result.FastestProcessNanoseconds);
+    }
+
+    [Fact]
     public void MissingPathIsAOneLineError()
     {
         var e = Assert.Throws<CompareException>(() => BdnJsonReader.ReadAll(["/nonexistent/taildb-results"]));

@@ -30,6 +30,8 @@ public sealed class ProcessRoundsTests
         Assert.Equal(["N.C.Bare", "N.C.Store"], pooled.Select(r => r.Id));
         Assert.Equal(["C.Bare", "C.Store"], pooled.Select(r => r.DisplayName));
         Assert.Equal([1.0, 2.0, 3.0], pooled[0].NanosecondsPerOperation);
+        Assert.Equal([1.5, 3.0], pooled[0].ProcessMedians);
+        Assert.Equal(1.5, pooled[0].FastestProcessNanoseconds);
         Assert.Equal([5.0, 6.0, 7.0], pooled[1].NanosecondsPerOperation);
         Assert.Equal(0, pooled[0].AllocatedBytesPerOperation);
         Assert.Equal(24, pooled[1].AllocatedBytesPerOperation);

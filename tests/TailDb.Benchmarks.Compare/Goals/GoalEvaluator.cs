@@ -53,9 +53,10 @@ public static class GoalEvaluator
             return new GoalResult(goal, null, GoalStatus.NotMeasured);
         }
 
+        double Time(BenchmarkResult r) => goal.Statistic == GoalStatistic.FastestProcess ? r.FastestProcessNanoseconds : r.MedianNanoseconds;
         var ratio = goal.Kind == GoalKind.TimeAtMost
-            ? subject.MedianNanoseconds / reference.MedianNanoseconds
-            : reference.MedianNanoseconds / subject.MedianNanoseconds;
+            ? Time(subject) / Time(reference)
+            : Time(reference) / Time(subject);
         if (goal.Kind == GoalKind.SpeedupReported)
         {
             return new GoalResult(goal, ratio, GoalStatus.Reported);

@@ -155,6 +155,7 @@ public static class BdnJsonReader
 
         var result = new List<double>();
         var actual = new List<double>();
+        var launches = new List<int>();
         foreach (var m in measurements.EnumerateArray())
         {
             if (StringOrEmpty(m, "IterationMode") != "Workload")
@@ -173,6 +174,7 @@ public static class BdnJsonReader
             {
                 case "Result":
                     result.Add(nanoseconds / operations);
+                    launches.Add(m.TryGetProperty("LaunchIndex", out var launch) && launch.ValueKind == JsonValueKind.Number ? launch.GetInt32() : 1);
                     break;
                 case "Actual":
                     actual.Add(nanoseconds / operations);
@@ -187,7 +189,16 @@ public static class BdnJsonReader
             allocated = bytes.GetInt64();
         }
 
-        return new BenchmarkResult(fullName, display, result.Count > 0 ? result : actual, allocated);
+        if (result.Count == 0)
+        {
+            return new BenchmarkResult(fullName, display, actual, allocated);
+        }
+
+        // One median per process, in launch order.
+        var processMedians = launches.Distinct().Order()
+            .Select(l => BenchmarkResult.Median(result.Where((_, i) => launches[i] == l).ToArray()))
+            .ToArray();
+        return new BenchmarkResult(fullName, display, result, allocated) { ProcessMedians = processMedians };
     }
 
     private static string StringOrEmpty(JsonElement element, string name) =>

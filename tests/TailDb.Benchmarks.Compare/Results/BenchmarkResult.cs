@@ -23,6 +23,20 @@ public sealed record BenchmarkResult(
 {
     public bool IsBaseline => BaselineId == Id;
 
+    /// <summary>The median of each benchmark process's measurements (BenchmarkDotNet's launches of the
+    /// case, and a row's rounds, <see cref="ProcessRounds"/>), in the order they ran; one median of
+    /// every measurement when the processes are not known.</summary>
+    public IReadOnlyList<double> ProcessMedians
+    {
+        get => _processMedians ?? [MedianNanoseconds];
+        init => _processMedians = value;
+    }
+
+    private readonly IReadOnlyList<double>? _processMedians;
+
+    /// <summary>The fastest process's median: the row on the machine's best state during the run.</summary>
+    public double FastestProcessNanoseconds => ProcessMedians.Count == 0 ? double.NaN : ProcessMedians.Min();
+
     public double MedianNanoseconds => Median(NanosecondsPerOperation);
 
     internal static double Median(IReadOnlyList<double> values)

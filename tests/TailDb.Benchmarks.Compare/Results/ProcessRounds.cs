@@ -30,7 +30,7 @@ public static partial class ProcessRounds
     }
 
     /// <summary>The results with each row's rounds pooled, in the order rows first appear: their
-    /// measurements concatenated, their allocation the largest any round measured.</summary>
+    /// measurements and process medians concatenated, their allocation the largest any round measured.</summary>
     public static IReadOnlyList<BenchmarkResult> Pool(IEnumerable<BenchmarkResult> results)
     {
         var pooled = new List<BenchmarkResult>();
@@ -50,6 +50,7 @@ public static partial class ProcessRounds
             pooled[at] = first with
             {
                 NanosecondsPerOperation = [.. first.NanosecondsPerOperation, .. row.NanosecondsPerOperation],
+                ProcessMedians = [.. first.ProcessMedians, .. row.ProcessMedians],
                 AllocatedBytesPerOperation = Max(first.AllocatedBytesPerOperation, row.AllocatedBytesPerOperation),
             };
         }

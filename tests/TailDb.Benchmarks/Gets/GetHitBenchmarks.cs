@@ -26,15 +26,15 @@ namespace TailDb.Benchmarks.Gets;
 /// reads (the bare row no store, the store rows no dictionary).
 /// </para>
 /// <para>
-/// What is left moves with the process and with the machine: the same row measured 36.8-40.3 ns
-/// (bare) and 41.9-46.0 ns (store) from one BenchmarkDotNet process to the next on the same code,
-/// while a process's own iterations agree within 0.5 ns; and this shared VM has slow minutes (the
-/// bare row 23-26 ns or 41-46 ns, the store row 26-30 ns or 44-50 ns) that fell on whichever row's
-/// processes ran then (docs/benchmarks.md). So each row runs in three processes, one per
-/// <see cref="Round"/>, and the rounds interleave the rows in time: BenchmarkDotNet runs every
-/// method's round 1 before any method's round 2 (its order is parameters, then job, then method).
-/// The comparison pools a row's rounds (TailDb.Benchmarks.Compare's ProcessRounds), so neither one
-/// process's layout nor one slow minute decides a run's ratio.
+/// What is left is the machine's: this VM's two vCPUs take turns running the same loop at two
+/// speeds, for minutes at a time (a bare lookup-and-copy loop at 23 ns on one and 36 ns on the
+/// other, then both at 23 ns), and a process's thread stays on the vCPU it started on, so each
+/// process measures one speed throughout (its iterations agree within 0.5 ns) and the next one
+/// may measure the other (docs/benchmarks.md, "The Get-hit rows' two speeds: the vCPUs"). So each
+/// row runs in five processes, one per <see cref="Round"/>; the rounds interleave the rows in time
+/// (BenchmarkDotNet runs every method's round 1 before any method's round 2: its order is
+/// parameters, then job, then method); the comparison pools a row's rounds (TailDb.Benchmarks.
+/// Compare's ProcessRounds), and the goal compares each row's fastest process.
 /// </para>
 /// </summary>
 [BenchmarkCategory(Categories.GetHit)]
@@ -52,9 +52,9 @@ public class GetHitBenchmarks
     [Params(false, true)]
     public bool Events { get; set; }
 
-    /// <summary>Not read by the code: which of the row's three processes this is (see the class
+    /// <summary>Not read by the code: which of the row's five processes this is (see the class
     /// summary; the comparison pools the rounds by this parameter's name).</summary>
-    [Params(1, 2, 3)]
+    [Params(1, 2, 3, 4, 5)]
     public int Round { get; set; }
 
     /// <summary>
