@@ -50,7 +50,16 @@ internal sealed class BucketHistogram
             return double.NaN;
         }
 
+        // p / 100 x N in doubles can land a hair past a whole rank (99.9 / 100 x 1,000 =
+        // 999.0000000000001), which took the rank from the next non-empty bucket, across a gap of a
+        // sparse tail: a fresh-clone CI read p99.9 2.853 ms for an exact 2.559 (2026-11-27).
         var rank = percentile / 100.0 * total;
+        var whole = Math.Round(rank);
+        if (Math.Abs(rank - whole) <= 1e-9 * total)
+        {
+            rank = whole;
+        }
+
         var below = 0.0;
         for (var i = 0; i < Weights.Length; i++)
         {

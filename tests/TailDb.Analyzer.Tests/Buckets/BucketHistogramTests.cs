@@ -29,6 +29,17 @@ public sealed class BucketHistogramTests
     }
 
     [Fact]
+    public void AWholeRankIsTakenFromItsOwnBucketThoughPTimesNIsAHairPastIt()
+    {
+        // 99.9 / 100 x 1,000 is 999.0000000000001 in doubles; the 999th duration is the last in (1, 2].
+        var scheme = new BucketScheme("test", [1, 2, 3, 4]);
+
+        var estimate = new BucketHistogram(scheme, [0, 999, 0, 1, 0]).Estimate(99.9);
+
+        Assert.Equal(2.0, estimate);
+    }
+
+    [Fact]
     public void ExactP99OfSeventyTimesBetaTwoFiveIs49Point40()
     {
         Assert.InRange(Quantile(0.99), 49.40 * 0.995, 49.40 * 1.005);
