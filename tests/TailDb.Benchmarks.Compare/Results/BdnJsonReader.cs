@@ -195,8 +195,8 @@ public static class BdnJsonReader
         }
 
         // One median per process, in launch order.
-        var processMedians = launches.Distinct().Order()
-            .Select(l => BenchmarkResult.Median(result.Where((_, i) => launches[i] == l).ToArray()))
+        var processMedians = result.Zip(launches).GroupBy(m => m.Second).OrderBy(g => g.Key)
+            .Select(g => BenchmarkResult.Median(g.Select(m => m.First).ToArray()))
             .ToArray();
         return new BenchmarkResult(fullName, display, result, allocated) { ProcessMedians = processMedians };
     }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using TailDb.Analyzer.Attribution;
 using TailDb.Analyzer.Causes;
+using TailDb.Analyzer.Computers;
 using TailDb.Analyzer.Reports;
 using TailDb.Analyzer.Traces;
 using TailDb.LoadTest.Injections;
@@ -182,7 +183,7 @@ internal sealed record InjectionScore(
     private static bool IsGc((string Name, CauseKind Kind) cause) =>
         cause.Kind == CauseKind.GcPause || (cause.Kind == CauseKind.Samples && cause.Name == GcSamples);
 
-    private static readonly string GcSamples = SampleCause.NameOf(TailDb.Analyzer.Computers.SampleCategory.Gc);
+    private static readonly string GcSamples = SampleCause.NameOf(SampleCategory.Gc);
 
     /// <summary>The causes the analyzer itself files as the machine's (or the load generator's), from the scheduler's events.</summary>
     private static bool IsMachine(CauseKind kind) => kind is CauseKind.CpuWait or CauseKind.LateWake;
