@@ -5,20 +5,27 @@
 // ConcurrentDictionary lookup and copy of 1,024 keys (the Get-hit benchmark's floor), timed in 100 ms
 // chunks for N seconds (default 8) in one process; prints min, median and max ns per lookup.
 // Run it pinned: taskset -c 0 dotnet run -c Release scripts/vcpu-speed.cs -- 8; then -c 1.
+// With `alternate` after N (Linux) the timing thread alone moves between CPU 0 and CPU 1 every
+// chunk (sched_setaffinity of this thread, the runtime's threads left free), one line per CPU.
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Runtime.InteropServices;
 int seconds = args.Length > 0 ? int.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture) : 8;
-var chunks = new List<double>();
+bool alternate = args.Length > 1 && args[1] == "alternate";
+var chunks = new[] { new List<double>(), new List<double>() };
 var rnd = new Random(1);
 var keys = new byte[1024][]; var dict = new ConcurrentDictionary<byte[], byte[]>(2, 2048, new Cmp());
 for (int i = 0; i < keys.Length; i++) { keys[i] = GC.AllocateArray<byte>(16, pinned: true); rnd.NextBytes(keys[i]); var v = GC.AllocateArray<byte>(128, pinned: true); rnd.NextBytes(v); dict[keys[i]] = v; }
 var order = Enumerable.Range(0, 1024).OrderBy(_ => rnd.Next()).ToArray();
 var dest = new byte[256];
 var lookup = dict.GetAlternateLookup<ReadOnlySpan<byte>>();
-int next = 0; long sink = 0;
+int next = 0; long sink = 0; int chunk = 0;
 var start = DateTime.UtcNow;
 while ((DateTime.UtcNow - start).TotalSeconds < seconds)
 {
+    int cpu = alternate ? chunk++ & 1 : 0;
+    ulong mask = 1UL << cpu;
+    if (alternate && Native.sched_setaffinity(0, sizeof(ulong), ref mask) != 0) { Console.Error.WriteLine("sched_setaffinity failed"); return 1; }
     long ops = 0; long t0 = Stopwatch.GetTimestamp();
     while (Stopwatch.GetElapsedTime(t0).TotalMilliseconds < 100)
     {
@@ -29,10 +36,15 @@ while ((DateTime.UtcNow - start).TotalSeconds < seconds)
         ops += 1000;
     }
     double ns = Stopwatch.GetElapsedTime(t0).TotalNanoseconds / ops;
-    chunks.Add(ns);
+    chunks[cpu].Add(ns);
 }
-chunks.Sort();
-Console.WriteLine(FormattableString.Invariant($"min {chunks[0]:F2} ns, median {chunks[chunks.Count / 2]:F2} ns, max {chunks[^1]:F2} ns over {chunks.Count} chunks of 100 ms (sink {sink % 10})"));
+for (int c = 0; c < (alternate ? 2 : 1); c++)
+{
+    var l = chunks[c]; l.Sort();
+    Console.WriteLine(FormattableString.Invariant($"{(alternate ? $"CPU {c}: " : "")}min {l[0]:F2} ns, median {l[l.Count / 2]:F2} ns, max {l[^1]:F2} ns over {l.Count} chunks of 100 ms (sink {sink % 10})"));
+}
+return 0;
+static class Native { [DllImport("libc", SetLastError = true)] public static extern int sched_setaffinity(int pid, nint size, ref ulong mask); }
 sealed class Cmp : IEqualityComparer<byte[]>, IAlternateEqualityComparer<ReadOnlySpan<byte>, byte[]>
 {
     public bool Equals(byte[]? a, byte[]? b) => a.AsSpan().SequenceEqual(b);

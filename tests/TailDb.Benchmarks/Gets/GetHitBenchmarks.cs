@@ -34,7 +34,9 @@ namespace TailDb.Benchmarks.Gets;
 /// row runs in five processes, one per <see cref="Round"/>; the rounds interleave the rows in time
 /// (BenchmarkDotNet runs every method's round 1 before any method's round 2: its order is
 /// parameters, then job, then method); the comparison pools a row's rounds (TailDb.Benchmarks.
-/// Compare's ProcessRounds), and the goal compares each row's fastest process.
+/// Compare's ProcessRounds), and the goal compares each row's fastest process. And each setup ends
+/// by pinning its thread to the vCPU that runs the row's call fastest at that moment
+/// (<see cref="FastestCpu"/>), so a process does not keep the slow vCPU it happened to start on.
 /// </para>
 /// </summary>
 [BenchmarkCategory(Categories.GetHit)]
@@ -73,6 +75,7 @@ public class GetHitBenchmarks
 
         _lookup = _dictionary.GetAlternateLookup<ReadOnlySpan<byte>>();
         TieredWarmUp.Run(() => _lookup.TryGetValue(NextKey(), out _));
+        FastestCpu.PinTo(() => BareDictionaryLookupAndCopy());
     }
 
     [GlobalSetup(Targets = [nameof(ZeroCopyTryGet), nameof(CopyingGet)])]
@@ -107,6 +110,7 @@ public class GetHitBenchmarks
             _destination.ResetWrittenCount();
             _store.TryGet(NextKey(), _destination);
         });
+        FastestCpu.PinTo(() => ZeroCopyTryGet());
     }
 
     [GlobalCleanup]
