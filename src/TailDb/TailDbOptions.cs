@@ -20,8 +20,11 @@ public sealed record TailDbOptions
     /// </summary>
     public int ExpectedKeyCount { get; init; } = 1 << 16;
 
+    /// <summary>The store's default <see cref="SegmentMaxBytes"/>.</summary>
+    public const long DefaultSegmentMaxBytes = 64L << 20;
+
     /// <summary>The active segment file is sealed and a new one started past this size.</summary>
-    public long SegmentMaxBytes { get; init; } = 64L << 20;
+    public long SegmentMaxBytes { get; init; } = DefaultSegmentMaxBytes;
 
     /// <summary>Largest value a Put accepts.</summary>
     public int MaxValueBytes { get; init; } = 1 << 20;

@@ -53,6 +53,8 @@ public static class ServeCommand
         DefaultValueFactory = _ => Defaults.WarmUpCommands,
     };
 
+    internal static readonly Option<int> SegmentOption = new("--segment-mib") { Description = "The log's segment size in MiB: a full segment is sealed (fsynced) and the next one, made ready in the background, takes the writes", DefaultValueFactory = _ => Defaults.SegmentMiB };
+
     internal static readonly Option<long> CacheOption = new("--cache-bytes") { Description = "The store's value cache, in bytes (0: none)", DefaultValueFactory = _ => Defaults.CacheCapacityBytes };
 
     public static RootCommand Create(IReadOnlyList<string> args)
@@ -62,7 +64,7 @@ public static class ServeCommand
         {
             DirOption, PortOption, BindOption, DurabilityOption, TransportOption, RequirePassOption, UnsafeBindOption, MaxClientsOption,
             MaxPendingOption, IdleTimeoutOption, MaxValueOption, MaxMultibulkOption, CacheOption, CacheWritesOption, SocketCompletionsOption, SocketThreadsOption, GcOption, GcVerifyOption, ExitWithStdinOption,
-            InjectOption, WarmUpOption,
+            InjectOption, WarmUpOption, SegmentOption,
         })
         {
             root.Options.Add(option);
@@ -118,6 +120,7 @@ public static class ServeCommand
             SocketThreads = parseResult.GetValue(SocketThreadsOption),
             ReadStall = parseResult.GetValue(InjectOption),
             WarmUpCommands = parseResult.GetValue(WarmUpOption),
+            SegmentMiB = parseResult.GetValue(SegmentOption),
         };
     }
 

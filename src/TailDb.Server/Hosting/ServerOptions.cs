@@ -87,6 +87,9 @@ public sealed record ServerOptions
     /// <summary>How long SHUTDOWN or SIGTERM waits for in-flight commands before closing connections anyway.</summary>
     public TimeSpan DrainTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>64 GiB: far below the store's own bound (offsets below 1 TiB), far above any useful segment.</summary>
+    public const int MaxSegmentMiB = 64 << 10;
+
     public RespLimits Limits => new()
     {
         // A key (up to 64 KiB) is a bulk string too.
@@ -95,16 +98,18 @@ public sealed record ServerOptions
     };
 
     /// <summary>
-    /// The store's segment size; null: the store's default. Set only for the warm-up's scratch
-    /// store, so its few megabytes rotate segments and the first rotation of the real store runs
-    /// compiled code, not the JIT, under the writer lock.
+    /// The store's segment size in MiB (--segment-mib). The warm-up's scratch store uses a few KiB
+    /// instead (<see cref="ScratchSegmentBytes"/>), so its few megabytes rotate segments and the first
+    /// rotation of the real store runs compiled code, not the JIT, under the writer lock.
     /// </summary>
-    internal long? SegmentMaxBytes { get; init; }
+    public int SegmentMiB { get; init; } = (int)(TailDbOptions.DefaultSegmentMaxBytes >> 20);
 
-    public TailDbOptions StoreOptions => SegmentMaxBytes is { } segment ? Store with { SegmentMaxBytes = segment } : Store;
+    /// <summary>Set only for the warm-up's scratch store: its segment size in bytes, in place of <see cref="SegmentMiB"/>.</summary>
+    internal long? ScratchSegmentBytes { get; init; }
 
-    private TailDbOptions Store => new()
+    public TailDbOptions StoreOptions => new()
     {
+        SegmentMaxBytes = ScratchSegmentBytes ?? (long)SegmentMiB << 20,
         Directory = Directory,
         Durability = Durability,
         MaxValueBytes = MaxValueBytes,
@@ -133,6 +138,7 @@ public sealed record ServerOptions
         Check(RequirePass is null || RequirePass.Length > 0, "--requirepass must not be empty");
         Check(SocketThreads >= 0, "--socket-threads must be 0 (the runtime's choice) or more");
         Check(WarmUpCommands >= 0, "--warm-up must be 0 (none) or more commands");
+        Check(SegmentMiB is >= 1 and <= MaxSegmentMiB, $"--segment-mib must be 1..{MaxSegmentMiB}");
     }
 
     private static void Check(bool condition, string message)

@@ -138,7 +138,7 @@ public static class ServerWarmUp
         ExitWithStdin = false,
         WarmUpCommands = 0,
         WritesEvents = false,
-        SegmentMaxBytes = ScratchSegmentBytes,
+        ScratchSegmentBytes = ScratchSegmentBytes,
     };
 
     private static ServerException Failed(string problem, Exception e) =>

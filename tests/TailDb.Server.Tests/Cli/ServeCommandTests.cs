@@ -33,6 +33,7 @@ public class ServeCommandTests
     [Theory]
     [InlineData("--socket-threads")]
     [InlineData("--warm-up")]
+    [InlineData("--segment-mib")]
     public void A_negative_count_is_refused_as_bad_input_naming_its_flag(string flag)
     {
         ServerOptions options = ServeCommand.Bind(Parse("--dir", "d", flag, "-1"));
@@ -53,5 +54,26 @@ public class ServeCommandTests
     public void A_warm_up_that_is_not_a_number_is_a_parse_error()
     {
         Assert.NotEmpty(Parse("--dir", "d", "--warm-up", "lots").Errors);
+    }
+
+    [Fact]
+    public void The_segment_size_reaches_the_store_in_bytes_and_the_warm_ups_scratch_store_keeps_its_own()
+    {
+        ServerOptions options = ServeCommand.Bind(Parse("--dir", "d", "--segment-mib", "512"));
+
+        Assert.Equal(512L << 20, options.StoreOptions.SegmentMaxBytes);
+        Assert.NotEqual(512L << 20, ServerWarmUp.ScratchOptions(options, "scratch").StoreOptions.SegmentMaxBytes);
+    }
+
+    [Theory]
+    [InlineData("0")]
+    [InlineData("65537")]
+    public void A_segment_size_outside_its_range_is_refused_naming_its_flag(string mib)
+    {
+        ServerOptions options = ServeCommand.Bind(Parse("--dir", "d", "--segment-mib", mib));
+
+        var error = Assert.Throws<ServerException>(options.Validate);
+        Assert.Equal(ExitCode.InvalidArguments, error.ExitCode);
+        Assert.Contains("--segment-mib", error.Message, StringComparison.Ordinal);
     }
 }
