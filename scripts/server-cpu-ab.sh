@@ -5,17 +5,19 @@
 # kernel). Prints req/s, CPU ns per SET and the load average per run, then the medians. CPU per SET
 # moves less with a neighbour's load than req/s does, but take it on a quiet machine all the same.
 #
-#   bash scripts/server-cpu-ab.sh A_DIR B_DIR [ROUNDS]    (each DIR holds a built TailDb.Server.dll)
+#   bash scripts/server-cpu-ab.sh A_DIR B_DIR [ROUNDS] [DURABILITY]    (each DIR holds a built TailDb.Server.dll;
+#                                                                     DURABILITY: none, the default, or fsync)
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: $0 A_DIR B_DIR [ROUNDS]" >&2; exit 2; }
-a=$1 b=$2 rounds=${3:-3}
+[ $# -ge 2 ] || { echo "usage: $0 A_DIR B_DIR [ROUNDS] [none|fsync]" >&2; exit 2; }
+a=$1 b=$2 rounds=${3:-3} durability=${4:-none}
+case "$durability" in none|fsync) ;; *) echo "durability must be none or fsync, not '$durability'" >&2; exit 2 ;; esac
 for dir in "$a" "$b"; do [ -f "$dir/TailDb.Server.dll" ] || { echo "no TailDb.Server.dll in $dir" >&2; exit 2; }; done
 command -v perf >/dev/null || { echo "perf not on PATH: run .ci/perf-tools.sh" >&2; exit 2; }
 command -v redis-benchmark >/dev/null || { echo "redis-benchmark not on PATH: run .ci/server-tools.sh" >&2; exit 2; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 run() { # name dir port
   local d; d=$(mktemp -d -p "$work")
-  dotnet "$2/TailDb.Server.dll" --dir "$d" --port "$3" --durability none --gc server > "$work/$1.log" 2>&1 &
+  dotnet "$2/TailDb.Server.dll" --dir "$d" --port "$3" --durability "$durability" --gc server > "$work/$1.log" 2>&1 &
   for _ in $(seq 1 100); do redis-cli -p "$3" PING >/dev/null 2>&1 && break; sleep 0.2; done
   local pid; pid=$(grep -o "pid [0-9]*" "$work/$1.log" | awk '{print $2}')
   redis-benchmark -p "$3" -c 50 -d 256 -r 100000 -n 300000 -P 16 -t set -q > /dev/null 2>&1
@@ -29,7 +31,7 @@ run() { # name dir port
   redis-cli -p "$3" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
   wait
 }
-echo "start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); rows: build req/s cpu-ns-per-SET load"
+echo "durability $durability; start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); rows: build req/s cpu-ns-per-SET load"
 port=$(( 20000 + RANDOM % 12000 ))
 for _ in $(seq 1 "$rounds"); do run A "$a" "$port"; run B "$b" $((port + 1)); done
 python3 - "$work/rows" <<'PY'

@@ -34,6 +34,40 @@ public sealed class GroupCommitTests : IDisposable
     }
 
     [Fact]
+    public async Task AsyncWritersAppendedDuringAnFsyncAreMadeDurableByTheOneFsyncAfterIt()
+    {
+        // The first Put leads an fsync; the others append while it runs, so it does not cover
+        // them: one more fsync covers all eight, not one each.
+        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(200) };
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
+        int before = device.Fsyncs;
+        Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
+        await Task.Delay(50);
+        Task[] later = [.. Enumerable.Range(0, 8).Select(i => store.PutAsync(System.Text.Encoding.UTF8.GetBytes($"later{i}"), new byte[16]).AsTask())];
+
+        await Task.WhenAll(later).WaitAsync(TimeSpan.FromSeconds(30));
+        await first;
+
+        // 2: the leader's and the one after it (the spare the preparer makes at open may add its own fsync).
+        Assert.InRange(device.Fsyncs - before, 2, 3);
+        Assert.Equal(9, store.CountKeysSlow());
+    }
+
+    [Fact]
+    public async Task AFailedFsyncWakesTheWritersQueuedBehindItWithTheStoresFault()
+    {
+        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(200) };
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
+        Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
+        await Task.Delay(50);
+        device.FailFsyncs = true;
+        Task later = store.PutAsync("later"u8.ToArray(), new byte[16]).AsTask();
+
+        await Assert.ThrowsAsync<TailDbFaultedException>(() => first.WaitAsync(TimeSpan.FromSeconds(30)));
+        await Assert.ThrowsAsync<TailDbFaultedException>(() => later.WaitAsync(TimeSpan.FromSeconds(30)));
+    }
+
+    [Fact]
     public void ALeaderWhoseSegmentWasSealedAndClosedMeanwhileDoesNotFaultTheStore()
     {
         // A leader takes the active segment, loses its CPU, and meanwhile compaction seals it,
