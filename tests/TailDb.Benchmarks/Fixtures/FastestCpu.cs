@@ -29,49 +29,58 @@ public static class FastestCpu
     private static readonly TimeSpan Timed = TimeSpan.FromMilliseconds(20);
 
     /// <summary>Times <paramref name="call"/> on each CPU this process may use, alternating, and
-    /// pins the thread to the fastest. Returns what it measured, one line (also printed, so
-    /// BenchmarkDotNet's log keeps it); a machine that cannot pin says so and is left alone.</summary>
-    public static string PinTo(Action call)
+    /// pins the thread to the fastest. Prints what it measured, one line, into BenchmarkDotNet's
+    /// log; a machine that cannot pin says so and is left alone.</summary>
+    public static void PinTo(Action call)
     {
         if (!OperatingSystem.IsLinux())
         {
-            return Print("fastest CPU: not pinned (Linux only)");
+            Print("fastest CPU: not pinned (Linux only)");
+            return;
         }
 
         ulong allowed = 0;
         if (sched_getaffinity(0, sizeof(ulong), ref allowed) != 0)
         {
-            return Print($"fastest CPU: not pinned (sched_getaffinity failed, errno {Marshal.GetLastPInvokeError()})");
+            Print($"fastest CPU: not pinned (sched_getaffinity failed, errno {Marshal.GetLastPInvokeError()})");
+            return;
         }
 
         var cpus = Enumerable.Range(0, 64).Where(c => (allowed & (1UL << c)) != 0).ToArray();
         if (cpus.Length < 2)
         {
-            return Print($"fastest CPU: not pinned (one CPU allowed: {string.Join(",", cpus)})");
+            Print($"fastest CPU: not pinned (one CPU allowed: {string.Join(",", cpus)})");
+            return;
         }
 
         // Round-robin over the CPUs, so a speed that changes during the probe moves every CPU's times alike.
-        var times = cpus.ToDictionary(c => c, _ => new List<double>());
+        var times = new double[cpus.Length][];
+        for (int i = 0; i < cpus.Length; i++)
+        {
+            times[i] = new double[RoundsPerCpu];
+        }
+
         for (int round = 0; round < RoundsPerCpu; round++)
         {
-            foreach (var cpu in cpus)
+            for (int i = 0; i < cpus.Length; i++)
             {
-                if (!Pin(cpu))
+                if (!Pin(cpus[i]))
                 {
                     Pin(allowed);
-                    return Print($"fastest CPU: not pinned (sched_setaffinity to CPU {cpu} failed)");
+                    Print($"fastest CPU: not pinned (sched_setaffinity to CPU {cpus[i]} failed)");
+                    return;
                 }
 
                 Run(call, Settle);
-                times[cpu].Add(Run(call, Timed));
+                times[i][round] = Run(call, Timed);
             }
         }
 
-        var medians = cpus.ToDictionary(c => c, c => Median(times[c]));
-        var best = cpus.MinBy(c => medians[c]);
+        double[] medians = [.. times.Select(Median)];
+        int best = cpus[Array.IndexOf(medians, medians.Min())];
         Pin(best);
-        return Print(string.Create(CultureInfo.InvariantCulture,
-            $"fastest CPU: pinned to CPU {best}; ns per call by CPU (median of {RoundsPerCpu}): {string.Join(", ", cpus.Select(c => $"{c}: {medians[c]:F1}"))}"));
+        Print(string.Create(CultureInfo.InvariantCulture,
+            $"fastest CPU: pinned to CPU {best}; ns per call by CPU (median of {RoundsPerCpu}): {string.Join(", ", cpus.Select((c, i) => $"{c}: {medians[i]:F1}"))}"));
     }
 
     /// <summary>Calls in batches of 1,000 for at least <paramref name="duration"/>; returns ns per call.</summary>
@@ -96,17 +105,13 @@ public static class FastestCpu
 
     private static bool Pin(ulong mask) => sched_setaffinity(0, sizeof(ulong), ref mask) == 0;
 
-    private static double Median(List<double> values)
+    private static double Median(double[] values)
     {
-        values.Sort();
-        return values[values.Count / 2];
+        Array.Sort(values);
+        return values[values.Length / 2];
     }
 
-    private static string Print(string line)
-    {
-        Console.WriteLine("// " + line);
-        return line;
-    }
+    private static void Print(string line) => Console.WriteLine("// " + line);
 
     [DllImport("libc", SetLastError = true)]
     private static extern int sched_setaffinity(int pid, nint size, ref ulong mask);

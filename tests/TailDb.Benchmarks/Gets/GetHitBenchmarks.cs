@@ -35,8 +35,9 @@ namespace TailDb.Benchmarks.Gets;
 /// (BenchmarkDotNet runs every method's round 1 before any method's round 2: its order is
 /// parameters, then job, then method); the comparison pools a row's rounds (TailDb.Benchmarks.
 /// Compare's ProcessRounds), and the goal compares each row's fastest process. And each setup ends
-/// by pinning its thread to the vCPU that runs the row's call fastest at that moment
-/// (<see cref="FastestCpu"/>), so a process does not keep the slow vCPU it happened to start on.
+/// by pinning its thread to the vCPU that runs its lookup fastest at that moment (the bare row's
+/// own call; TryGet for both store rows, whose setup is shared) (<see cref="FastestCpu"/>), so a
+/// process does not keep the slow vCPU it happened to start on.
 /// </para>
 /// </summary>
 [BenchmarkCategory(Categories.GetHit)]
