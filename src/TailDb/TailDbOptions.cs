@@ -62,6 +62,15 @@ public sealed record TailDbOptions
     /// </summary>
     public bool WritesEvents { get; init; } = true;
 
+    /// <summary>
+    /// Where the writers that await a group commit resume (<see cref="Durability.Fsync"/>): the
+    /// commit's leader queues one task to this scheduler, and that task runs every waiter's
+    /// continuation in turn. An event-loop server passes its loop's scheduler, so the replies after
+    /// an fsync run where the connections live, and one wake-up serves them all. Null (the
+    /// default): each waiter resumes on the thread pool on its own.
+    /// </summary>
+    public TaskScheduler? DurableWaitersScheduler { get; init; }
+
     /// <summary>Where eviction and compaction's repointing run (the load test's before/after switch).</summary>
     internal UpkeepMode Upkeep { get; init; } = UpkeepMode.Background;
 

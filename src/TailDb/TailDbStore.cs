@@ -39,7 +39,7 @@ public sealed partial class TailDbStore : IDisposable
         _telemetry = new TailDbTelemetry(options.WritesEvents);
         _cache = new ValueCache(options.CacheCapacityBytes, options.ExpectedKeyCount, _telemetry, options.Upkeep);
         _writer = new SegmentWriter(device, directory, options, _fault, segments, lastNumber);
-        _groupCommit = options.Durability == Durability.Fsync ? new GroupCommit(_writer, _fault) : null;
+        _groupCommit = options.Durability == Durability.Fsync ? new GroupCommit(_writer, _fault, options.DurableWaitersScheduler) : null;
         Recovery = recovery;
     }
 
@@ -135,6 +135,7 @@ public sealed partial class TailDbStore : IDisposable
         }
 
         _cache.Close();
+        _groupCommit?.Dispose();
         _telemetry.Dispose();
         _lockFile?.Dispose();
     }

@@ -17,6 +17,7 @@ public sealed class RespServer : IAsyncDisposable
 
     private readonly ServerOptions _options;
     private readonly TailDbStore _store;
+    private readonly SocketThreadScheduler? _durableWaiters;
     private readonly ServerState _state;
     private readonly ConcurrentDictionary<long, (RespConnection Connection, Task Run)> _connections = new();
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -25,10 +26,11 @@ public sealed class RespServer : IAsyncDisposable
     private long _nextId;
     private int _stopRequested;
 
-    private RespServer(ServerOptions options, TailDbStore store)
+    private RespServer(ServerOptions options, TailDbStore store, SocketThreadScheduler? durableWaiters)
     {
         _options = options;
         _store = store;
+        _durableWaiters = durableWaiters;
         _state = new ServerState(store, options, RequestShutdown);
         TimeSpan sweep = TimeSpan.FromSeconds(Math.Clamp(options.IdleTimeoutSeconds / 4.0, 0.25, 1));
         _idleSweep = new Timer(_ => CloseIdle(), null, sweep, sweep);
@@ -38,14 +40,30 @@ public sealed class RespServer : IAsyncDisposable
 
     public ServerState State => _state;
 
+    /// <summary>Where fsync SETs resume after their group commit (null without fsync).</summary>
+    internal SocketThreadScheduler? DurableWaiters => _durableWaiters;
+
     /// <summary>Completes once a shutdown has drained the connections and closed the store.</summary>
     public Task Stopped => _stopped.Task;
 
     public static RespServer Start(ServerOptions options)
     {
         options.Validate();
-        TailDbStore store = OpenStore(options);
-        var server = new RespServer(options, store);
+
+        // With fsync, a group commit resumes its waiting connections on a socket thread, all in one go.
+        SocketThreadScheduler? durableWaiters = options.Durability == Durability.Fsync ? SocketThreadScheduler.Create() : null;
+        TailDbStore store;
+        try
+        {
+            store = OpenStore(options, durableWaiters);
+        }
+        catch
+        {
+            durableWaiters?.Dispose();
+            throw;
+        }
+
+        var server = new RespServer(options, store, durableWaiters);
         try
         {
             server._listener = options.Transport == Transport.Kestrel
@@ -56,6 +74,7 @@ public sealed class RespServer : IAsyncDisposable
         {
             server._idleSweep.Dispose();
             store.Dispose();
+            durableWaiters?.Dispose();
             throw new ServerException(ExitCode.BindFailed, $"cannot listen on {options.Bind}:{options.Port}: {e.Message}", e);
         }
 
@@ -63,11 +82,11 @@ public sealed class RespServer : IAsyncDisposable
         return server;
     }
 
-    private static TailDbStore OpenStore(ServerOptions options)
+    private static TailDbStore OpenStore(ServerOptions options, SocketThreadScheduler? durableWaiters)
     {
         try
         {
-            return TailDbStore.Open(options.StoreOptions);
+            return TailDbStore.Open(options.StoreOptions with { DurableWaitersScheduler = durableWaiters });
         }
         catch (Exception e) when (e is TailDbException or IOException or UnauthorizedAccessException or ArgumentException)
         {
@@ -190,6 +209,7 @@ public sealed class RespServer : IAsyncDisposable
 
             await _listener.DisposeAsync().ConfigureAwait(false);
             _store.Dispose();
+            _durableWaiters?.Dispose();
             _stopped.TrySetResult();
         }
 #pragma warning disable CA1031 // Whatever failed, the waiter must learn it.

@@ -85,4 +85,25 @@ public class SetBatchTests
         after.SendCommand("MGET", "k0", "k39");
         Assert.Equal("[v0, v39]", after.ReadReply());
     }
+
+    [Fact]
+    public async Task Fsync_sets_of_many_connections_are_answered_in_order_after_their_group_commits_resumed_them_through_the_doorbell()
+    {
+        await using var server = TestServer.Start(o => o with { Durability = Durability.Fsync });
+        Task[] clients = [.. Enumerable.Range(0, 8).Select(c => Task.Run(() =>
+        {
+            using var client = new RawClient(server.Port);
+            for (int round = 0; round < 5; round++)
+            {
+                client.Send(Pipeline([.. Enumerable.Range(0, 20).Select(i => new[] { "SET", $"c{c}-{round}-{i}", $"v{i}" }), ["GET", $"c{c}-{round}-19"]]));
+                Assert.All(Enumerable.Range(0, 20).Select(_ => client.ReadReply()), reply => Assert.Equal("+OK", reply));
+                Assert.Equal("v19", client.ReadReply());
+            }
+        }))];
+        await Task.WhenAll(clients).WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.NotNull(server.Server.DurableWaiters);
+        // At most two group commits a round: one in flight when its SETs were appended, one that covers them.
+        Assert.InRange(server.Server.DurableWaiters.Executed, 1, 2 * 8 * 5);
+    }
 }

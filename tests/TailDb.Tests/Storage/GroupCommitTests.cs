@@ -68,6 +68,94 @@ public sealed class GroupCommitTests : IDisposable
     }
 
     [Fact]
+    public async Task WithAResumeSchedulerAllAsyncWritersResumeOnItInOneTaskPerFsync()
+    {
+        // The writers queue behind a slow fsync; each resumes on the scheduler's thread (not the
+        // pool's, not the fsync's), and the scheduler gets one task per fsync, not one per writer.
+        using var scheduler = new OneThreadScheduler();
+        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(100) };
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+        int before = device.Fsyncs;
+
+        async Task<int> PutThenThread(int i)
+        {
+            await store.PutAsync(System.Text.Encoding.UTF8.GetBytes($"k{i}"), new byte[16]).ConfigureAwait(false);
+            return Environment.CurrentManagedThreadId;
+        }
+
+        Task<int>[] writers = [.. Enumerable.Range(0, 16).Select(PutThenThread)];
+        int[] threads = await Task.WhenAll(writers).WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.All(threads, t => Assert.Equal(scheduler.ThreadId, t));
+        Assert.InRange(scheduler.Queued, 1, device.Fsyncs - before);
+        Assert.Equal(16, store.CountKeysSlow());
+    }
+
+    [Fact]
+    public async Task WithAResumeSchedulerAFailedFsyncStillWakesItsWritersWithTheStoresFault()
+    {
+        using var scheduler = new OneThreadScheduler();
+        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(200) };
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+        Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
+        await Task.Delay(50);
+        device.FailFsyncs = true;
+        Task later = store.PutAsync("later"u8.ToArray(), new byte[16]).AsTask();
+
+        await Assert.ThrowsAsync<TailDbFaultedException>(() => first.WaitAsync(TimeSpan.FromSeconds(30)));
+        await Assert.ThrowsAsync<TailDbFaultedException>(() => later.WaitAsync(TimeSpan.FromSeconds(30)));
+    }
+
+    [Fact]
+    public void WithAResumeSchedulerSyncWritersStillLeadTheirOwnFsyncs()
+    {
+        using var scheduler = new OneThreadScheduler();
+        var device = new FailingDevice();
+        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+        int before = device.Fsyncs;
+        store.Put("sync", new byte[8]);
+
+        Assert.Equal(before + 1, device.Fsyncs);
+        Assert.Equal(0, scheduler.Queued);
+    }
+
+    /// <summary>Runs its tasks on one thread of its own, as an event loop would; counts what it is given.</summary>
+    private sealed class OneThreadScheduler : TaskScheduler, IDisposable
+    {
+        private readonly System.Collections.Concurrent.BlockingCollection<Task> _tasks = [];
+        private readonly Thread _thread;
+        private int _queued;
+
+        public OneThreadScheduler()
+        {
+            _thread = new Thread(() =>
+            {
+                foreach (Task task in _tasks.GetConsumingEnumerable())
+                {
+                    TryExecuteTask(task);
+                }
+            }) { IsBackground = true };
+            _thread.Start();
+        }
+
+        public int ThreadId => _thread.ManagedThreadId;
+
+        public int Queued => Volatile.Read(ref _queued);
+
+        public void Dispose() => _tasks.CompleteAdding();
+
+        protected override void QueueTask(Task task)
+        {
+            Interlocked.Increment(ref _queued);
+            _tasks.Add(task);
+        }
+
+        protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) => false;
+
+        protected override IEnumerable<Task> GetScheduledTasks() => _tasks.ToArray();
+    }
+
+    [Fact]
     public void ALeaderWhoseSegmentWasSealedAndClosedMeanwhileDoesNotFaultTheStore()
     {
         // A leader takes the active segment, loses its CPU, and meanwhile compaction seals it,
