@@ -18,7 +18,6 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
     private readonly Socket _bell;
     private readonly Socket _door;
     private readonly byte[] _ring = [1];
-    private readonly Task _loop;
 
     // 1 from a ring until the loop has taken it: tasks queued meanwhile need no byte of their own.
     private int _rung;
@@ -29,7 +28,7 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
     {
         _bell = bell;
         _door = door;
-        _loop = Task.Run(RunAsync);
+        _ = Task.Run(RunAsync);
     }
 
     /// <summary>Tasks run so far (the tests' check that they ran here, not inline or on the pool).</summary>
@@ -69,20 +68,30 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
         }
     }
 
+    /// <summary>
+    /// Closes the doorbell without waiting for its loop: Dispose may run inside that loop (a
+    /// server's shutdown continues on whatever thread ended its last connection, which can be a
+    /// group commit's resume here), and waiting for itself hung the tests. Tasks still queued, and
+    /// any queued from now on, run on the thread pool.
+    /// </summary>
     public void Dispose()
     {
         _disposed = true;
+
+        // Against QueueTask's enqueue-then-read: one of the two sees the other, so no task is left behind.
+        Interlocked.MemoryBarrier();
         _bell.Dispose();
         _door.Dispose();
-        _loop.GetAwaiter().GetResult();
-
-        // Whatever was queued after the loop's last drain still runs (a waiter must not hang).
-        Drain();
+        if (!_tasks.IsEmpty)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);
+        }
     }
 
     protected override void QueueTask(Task task)
     {
         _tasks.Enqueue(task);
+        Interlocked.MemoryBarrier();
         if (_disposed)
         {
             ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);

@@ -175,7 +175,15 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault, TaskSc
             // One task for all: each waiter's continuation runs inside its TrySetResult, on the
             // scheduler's thread, in turn. HideScheduler: with the scheduler as TaskScheduler.Current
             // the runtime would not inline an await's continuation there but queue it to the pool.
-            _ = Task.Factory.StartNew(static w => ResumeAll((List<TaskCompletionSource>)w!), waiters, CancellationToken.None, TaskCreationOptions.DenyChildAttach | TaskCreationOptions.HideScheduler, resumeOn!);
+            try
+            {
+                _ = Task.Factory.StartNew(static w => ResumeAll((List<TaskCompletionSource>)w!), waiters, CancellationToken.None, TaskCreationOptions.DenyChildAttach | TaskCreationOptions.HideScheduler, resumeOn!);
+            }
+            catch (TaskSchedulerException)
+            {
+                // A scheduler that refuses the task (shut down before this store) must not leave its writers waiting.
+                ThreadPool.UnsafeQueueUserWorkItem(static w => ResumeAll(w), waiters, preferLocal: false);
+            }
         }
     }
 
@@ -198,6 +206,14 @@ internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault, TaskSc
 
     private void AskFlusherLocked(Guid request)
     {
+        if (_disposed)
+        {
+            // The flusher has ended (or is about to): a writer that appended before the store closed
+            // still gets its fsync, or the store's fault, rather than a wait with no end.
+            ThreadPool.UnsafeQueueUserWorkItem(static s => s.Commit.Flush(s.Request), (Commit: this, Request: request), preferLocal: false);
+            return;
+        }
+
         _flushAsked = true;
         _askedBy = request;
         if (_flusher is null)

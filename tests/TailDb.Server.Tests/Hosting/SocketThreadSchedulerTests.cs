@@ -48,6 +48,18 @@ public sealed class SocketThreadSchedulerTests
     }
 
     [Fact]
+    public async Task Dispose_called_from_one_of_its_own_tasks_returns_and_later_tasks_still_run()
+    {
+        // A server's shutdown can continue inside a group commit's resume, on the doorbell's own loop.
+        var scheduler = SocketThreadScheduler.Create();
+        Task disposing = Task.Factory.StartNew(scheduler.Dispose, CancellationToken.None, TaskCreationOptions.None, scheduler);
+        await disposing.WaitAsync(TimeSpan.FromSeconds(30));
+
+        bool ran = await Task.Factory.StartNew(() => true, CancellationToken.None, TaskCreationOptions.None, scheduler).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.True(ran);
+    }
+
+    [Fact]
     public async Task A_task_queued_after_dispose_still_runs()
     {
         var scheduler = SocketThreadScheduler.Create();

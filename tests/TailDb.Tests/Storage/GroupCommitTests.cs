@@ -107,6 +107,18 @@ public sealed class GroupCommitTests : IDisposable
     }
 
     [Fact]
+    public async Task WithAResumeSchedulerThatRefusesTasksTheWritersStillResume()
+    {
+        var scheduler = new OneThreadScheduler();
+        scheduler.Dispose();
+        using var store = TailDbStore.Open(_dir.Options() with { Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+
+        await store.PutAsync("k"u8.ToArray(), new byte[8]).AsTask().WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.Equal(new byte[8], store.Get("k"));
+    }
+
+    [Fact]
     public void WithAResumeSchedulerSyncWritersStillLeadTheirOwnFsyncs()
     {
         using var scheduler = new OneThreadScheduler();
@@ -117,42 +129,6 @@ public sealed class GroupCommitTests : IDisposable
 
         Assert.Equal(before + 1, device.Fsyncs);
         Assert.Equal(0, scheduler.Queued);
-    }
-
-    /// <summary>Runs its tasks on one thread of its own, as an event loop would; counts what it is given.</summary>
-    private sealed class OneThreadScheduler : TaskScheduler, IDisposable
-    {
-        private readonly System.Collections.Concurrent.BlockingCollection<Task> _tasks = [];
-        private readonly Thread _thread;
-        private int _queued;
-
-        public OneThreadScheduler()
-        {
-            _thread = new Thread(() =>
-            {
-                foreach (Task task in _tasks.GetConsumingEnumerable())
-                {
-                    TryExecuteTask(task);
-                }
-            }) { IsBackground = true };
-            _thread.Start();
-        }
-
-        public int ThreadId => _thread.ManagedThreadId;
-
-        public int Queued => Volatile.Read(ref _queued);
-
-        public void Dispose() => _tasks.CompleteAdding();
-
-        protected override void QueueTask(Task task)
-        {
-            Interlocked.Increment(ref _queued);
-            _tasks.Add(task);
-        }
-
-        protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued) => false;
-
-        protected override IEnumerable<Task> GetScheduledTasks() => _tasks.ToArray();
     }
 
     [Fact]

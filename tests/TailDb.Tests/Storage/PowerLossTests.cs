@@ -19,8 +19,14 @@ public sealed class PowerLossTests(ITestOutputHelper output) : IDisposable
 
     private sealed record Op(string Key, string? Value);
 
-    [Fact]
-    public void FsyncedWritesSurvivePowerLoss()
+    /// <param name="asyncThroughAScheduler">
+    /// The writers' Puts and Deletes are async and the store has a <see cref="TailDbOptions.DurableWaitersScheduler"/>,
+    /// as in the server: fsyncs on the store's flusher thread, acknowledgements through the scheduler.
+    /// </param>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void FsyncedWritesSurvivePowerLoss(bool asyncThroughAScheduler)
     {
         var random = new Random(4242);
         var model = new Dictionary<string, string?>(StringComparer.Ordinal);
@@ -28,7 +34,7 @@ public sealed class PowerLossTests(ITestOutputHelper output) : IDisposable
         int cycles = int.TryParse(Environment.GetEnvironmentVariable("TAILDB_POWERLOSS_CYCLES"), NumberStyles.None, CultureInfo.InvariantCulture, out int n) && n > 0 ? n : 12;
         for (int cycle = 0; cycle < cycles; cycle++)
         {
-            (List<Op>[] perThread, int[] acks) = RunUntilPowerLoss(Durability.Fsync, cycle, random.Next(10, 120));
+            (List<Op>[] perThread, int[] acks) = RunUntilPowerLoss(Durability.Fsync, cycle, random.Next(10, 120), asyncThroughAScheduler: asyncThroughAScheduler);
             string restored = DescribeFiles();
             var expected = new Dictionary<string, string?>(model, StringComparer.Ordinal);
             var alternative = new Dictionary<string, string?>(StringComparer.Ordinal);
@@ -132,16 +138,18 @@ public sealed class PowerLossTests(ITestOutputHelper output) : IDisposable
     /// Put is acknowledged alone, and the power goes off right after it; otherwise the power goes
     /// off under the running writers.
     /// </param>
-    private (List<Op>[] PerThread, int[] Acks) RunUntilPowerLoss(Durability durability, int cycle, int powerOffAfterMs, Op? lastWrite = null)
+    private (List<Op>[] PerThread, int[] Acks) RunUntilPowerLoss(Durability durability, int cycle, int powerOffAfterMs, Op? lastWrite = null, bool asyncThroughAScheduler = false)
     {
         bool quiesce = false;
         var device = new PowerLossDevice();
+        using var scheduler = asyncThroughAScheduler ? new OneThreadScheduler() : null;
         var store = TailDbStore.Open(_dir.Options() with
         {
             Device = device,
             Durability = durability,
             SegmentMaxBytes = 8 * 1024,
             CacheCapacityBytes = 4 * 1024,
+            DurableWaitersScheduler = scheduler,
         });
         var perThread = Enumerable.Range(0, Writers).Select(_ => new List<Op>()).ToArray();
         var acks = new int[Writers];
@@ -156,13 +164,27 @@ public sealed class PowerLossTests(ITestOutputHelper output) : IDisposable
                     if (random.Next(10) == 0)
                     {
                         perThread[t].Add(new Op(key, null));
-                        store.Delete(key);
+                        if (asyncThroughAScheduler)
+                        {
+                            store.DeleteAsync(Encoding.UTF8.GetBytes(key)).AsTask().GetAwaiter().GetResult();
+                        }
+                        else
+                        {
+                            store.Delete(key);
+                        }
                     }
                     else
                     {
                         string value = $"{key}|{cycle}|{n}|{new string('x', random.Next(100))}";
                         perThread[t].Add(new Op(key, value));
-                        store.Put(key, Encoding.UTF8.GetBytes(value));
+                        if (asyncThroughAScheduler)
+                        {
+                            store.PutAsync(Encoding.UTF8.GetBytes(key), Encoding.UTF8.GetBytes(value)).AsTask().GetAwaiter().GetResult();
+                        }
+                        else
+                        {
+                            store.Put(key, Encoding.UTF8.GetBytes(value));
+                        }
                     }
 
                     acks[t]++;
