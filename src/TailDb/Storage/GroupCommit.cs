@@ -14,7 +14,7 @@ namespace TailDb.Storage;
 /// async waiters (the leader too) resume one after another in a single task queued to this
 /// scheduler: no thread-pool work per fsync at all. Measured before it, SET -P 16 with fsync on
 /// the server: 53% of its CPU samples were thread-pool workers, woken one per connection per fsync
-/// and spinning for more (docs/server.md, "What an fsync costs a SET").
+/// and spinning for more (docs/server.md, "Fsync SETs resume on the socket thread").
 /// </param>
 internal sealed class GroupCommit(SegmentWriter writer, StoreFault fault, TaskScheduler? resumeOn = null) : IDisposable
 {
