@@ -17,7 +17,6 @@ public sealed class RespServer : IAsyncDisposable
 
     private readonly ServerOptions _options;
     private readonly TailDbStore _store;
-    private readonly SocketThreadScheduler? _durableWaiters;
     private readonly ServerState _state;
     private readonly ConcurrentDictionary<long, (RespConnection Connection, Task Run)> _connections = new();
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -30,7 +29,7 @@ public sealed class RespServer : IAsyncDisposable
     {
         _options = options;
         _store = store;
-        _durableWaiters = durableWaiters;
+        DurableWaiters = durableWaiters;
         _state = new ServerState(store, options, RequestShutdown);
         TimeSpan sweep = TimeSpan.FromSeconds(Math.Clamp(options.IdleTimeoutSeconds / 4.0, 0.25, 1));
         _idleSweep = new Timer(_ => CloseIdle(), null, sweep, sweep);
@@ -41,7 +40,7 @@ public sealed class RespServer : IAsyncDisposable
     public ServerState State => _state;
 
     /// <summary>Where fsync SETs resume after their group commit (null without fsync).</summary>
-    internal SocketThreadScheduler? DurableWaiters => _durableWaiters;
+    internal SocketThreadScheduler? DurableWaiters { get; }
 
     /// <summary>Completes once a shutdown has drained the connections and closed the store.</summary>
     public Task Stopped => _stopped.Task;
@@ -209,7 +208,7 @@ public sealed class RespServer : IAsyncDisposable
 
             await _listener.DisposeAsync().ConfigureAwait(false);
             _store.Dispose();
-            _durableWaiters?.Dispose();
+            DurableWaiters?.Dispose();
             _stopped.TrySetResult();
         }
 #pragma warning disable CA1031 // Whatever failed, the waiter must learn it.

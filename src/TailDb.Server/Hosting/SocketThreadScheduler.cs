@@ -44,17 +44,16 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
         // .NET has no socketpair: a Unix socket under an abstract name on Linux (no file to clean
         // up), loopback TCP elsewhere.
         bool unix = OperatingSystem.IsLinux();
-        System.Net.EndPoint address = unix
-            ? new UnixDomainSocketEndPoint("\0taildb-doorbell-" + Guid.NewGuid().ToString("N"))
-            : new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0);
-        using var listener = unix
-            ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
-            : new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
-        listener.Bind(address);
-        listener.Listen(1);
-        var bell = unix
+        Socket NewSocket() => unix
             ? new Socket(AddressFamily.Unix, SocketType.Stream, ProtocolType.Unspecified)
             : new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+
+        using Socket listener = NewSocket();
+        listener.Bind(unix
+            ? new UnixDomainSocketEndPoint("\0taildb-doorbell-" + Guid.NewGuid().ToString("N"))
+            : new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+        listener.Listen(1);
+        Socket bell = NewSocket();
         try
         {
             bell.Connect(listener.LocalEndPoint!);
@@ -84,7 +83,7 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
         _door.Dispose();
         if (!_tasks.IsEmpty)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);
+            DrainOnPool();
         }
     }
 
@@ -94,7 +93,7 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
         Interlocked.MemoryBarrier();
         if (_disposed)
         {
-            ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);
+            DrainOnPool();
             return;
         }
 
@@ -108,7 +107,7 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
             catch (Exception e) when (e is SocketException or ObjectDisposedException)
             {
                 // Disposed meanwhile: run it on the pool instead.
-                ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);
+                DrainOnPool();
             }
         }
     }
@@ -144,6 +143,9 @@ public sealed class SocketThreadScheduler : TaskScheduler, IDisposable
             Drain();
         }
     }
+
+    /// <summary>The doorbell is gone (or going): what is queued runs on the thread pool, so no waiter hangs.</summary>
+    private void DrainOnPool() => ThreadPool.UnsafeQueueUserWorkItem(static s => s.Drain(), this, preferLocal: false);
 
     private void Drain()
     {
