@@ -38,12 +38,15 @@ public sealed class GroupCommitTests : IDisposable
     {
         // The first Put leads an fsync; the others append while it runs, so it does not cover
         // them: one more fsync covers all eight, not one each.
-        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(200) };
+        using var gate = new ManualResetEventSlim();
+        var device = new FailingDevice { FsyncGate = gate };
         using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
+        device.FsyncGateFile = ActiveSegmentFile();
         int before = device.Fsyncs;
         Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
-        await Task.Delay(50);
+        WaitForAnFsyncInFlight(device);
         Task[] later = [.. Enumerable.Range(0, 8).Select(i => store.PutAsync(System.Text.Encoding.UTF8.GetBytes($"later{i}"), new byte[16]).AsTask())];
+        gate.Set();
 
         await Task.WhenAll(later).WaitAsync(TimeSpan.FromSeconds(30));
         await first;
@@ -60,16 +63,27 @@ public sealed class GroupCommitTests : IDisposable
     public async Task AFailedFsyncWakesTheWritersQueuedBehindItWithTheStoresFault(bool throughAResumeScheduler)
     {
         using var scheduler = throughAResumeScheduler ? new OneThreadScheduler() : null;
-        var device = new FailingDevice { FsyncDelay = TimeSpan.FromMilliseconds(200) };
+        using var gate = new ManualResetEventSlim();
+        var device = new FailingDevice { FsyncGate = gate };
         using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+        device.FsyncGateFile = ActiveSegmentFile();
         Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
-        await Task.Delay(50);
+        WaitForAnFsyncInFlight(device);
         device.FailFsyncs = true;
         Task later = store.PutAsync("later"u8.ToArray(), new byte[16]).AsTask();
+        gate.Set();
 
         await Assert.ThrowsAsync<TailDbFaultedException>(() => first.WaitAsync(TimeSpan.FromSeconds(30)));
         await Assert.ThrowsAsync<TailDbFaultedException>(() => later.WaitAsync(TimeSpan.FromSeconds(30)));
     }
+
+    /// <summary>Waits (never a fixed delay: a busy machine stretches those) until the first Put's fsync is held at the gate.</summary>
+    private static void WaitForAnFsyncInFlight(FailingDevice device) =>
+        Assert.True(SpinWait.SpinUntil(() => device.GatedFsyncsStarted > 0, TimeSpan.FromSeconds(30)), "no fsync of the active segment began within 30 s");
+
+    /// <summary>A fresh store's active segment: its lowest-numbered (the spare it prepares is numbered after it).</summary>
+    private string ActiveSegmentFile() =>
+        Directory.GetFiles(_dir.Path, "*" + Segment.Extension).Select(Path.GetFileName).Order(StringComparer.Ordinal).First()!;
 
     [Fact]
     public async Task WithAResumeSchedulerAllAsyncWritersResumeOnItInOneTaskPerFsync()
