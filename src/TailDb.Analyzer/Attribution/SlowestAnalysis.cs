@@ -135,14 +135,16 @@ internal static class SlowestAnalysis
     }
 
     /// <summary>
-    /// Requests that arrived before every CPU's perf events begin (a watch capture whose perf ring held
-    /// less than its window, or a dump that held only what came since the previous one): they have no
-    /// samples and a scheduler view with holes, which the report must say rather than show as calm.
+    /// Requests outside the perf file's reach: arrived before every CPU's events begin (a watch
+    /// capture whose perf ring held less than its window, or a dump that held only what came since
+    /// the previous one), or still running when the file ends early (perf script stopped at a
+    /// damaged record). They have no samples and a scheduler view with holes, which the report
+    /// must say rather than show as calm.
     /// </summary>
     private static string? PerfCoverageNote(ComputerSet set, AnalysisScope scope, PerfSource perf)
     {
         var requests = set.Requests.Requests;
-        int before = 0, inScope = 0;
+        int before = 0, after = 0, inScope = 0;
         for (var i = 0; i < requests.Count; i++)
         {
             ref var record = ref requests[i];
@@ -153,17 +155,30 @@ internal static class SlowestAnalysis
                 {
                     before++;
                 }
+                else if (record.StopMSec > perf.CoveredUntilMSec)
+                {
+                    after++;
+                }
             }
         }
 
-        if (before == 0)
+        var file = Path.GetFileName(perf.Path);
+        var notes = new List<string>(2);
+        if (before > 0)
         {
-            return null;
+            var from = perf.CoveredFromMSec.ToString("0.#", CultureInfo.InvariantCulture);
+            notes.Add($"{before.ToString("N0", CultureInfo.InvariantCulture)} of the {Counted.Of(inScope, "request")} in scope arrived before {file} covers every CPU ({from} ms into the trace): " +
+                "they have no perf samples and holes in the scheduler's view. A watch capture's perf file holds what perf's ring kept (--perf-ring-mb sizes it) since the previous capture.");
         }
 
-        var from = perf.CoveredFromMSec.ToString("0.#", CultureInfo.InvariantCulture);
-        return $"{before.ToString("N0", CultureInfo.InvariantCulture)} of the {Counted.Of(inScope, "request")} in scope arrived before {Path.GetFileName(perf.Path)} covers every CPU ({from} ms into the trace): " +
-            "they have no perf samples and holes in the scheduler's view. A watch capture's perf file holds what perf's ring kept (--perf-ring-mb sizes it) since the previous capture.";
+        if (after > 0)
+        {
+            var until = perf.CoveredUntilMSec.ToString("0.#", CultureInfo.InvariantCulture);
+            notes.Add($"{after.ToString("N0", CultureInfo.InvariantCulture)} of the {Counted.Of(inScope, "request")} in scope ended after {file} does ({until} ms into the trace): " +
+                "perf script stopped at a damaged record in perf's data, so after that the requests have no perf samples and no scheduler view, and what the report says of them is the trace's events alone.");
+        }
+
+        return notes.Count > 0 ? string.Join(' ', notes) : null;
     }
 
     /// <summary>Total GC pause time against the pause time request windows saw (summed over requests).</summary>

@@ -15,7 +15,7 @@ namespace TailDb.Analyzer.Stacks;
 /// </summary>
 internal sealed class PerfSource
 {
-    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, long events, double coveredFromMSec)
+    private PerfSource(PerfFileHeader header, string path, StackSampleSet samples, SchedulerModel scheduler, long events, double coveredFromMSec, double coveredUntilMSec)
     {
         Header = header;
         Path = path;
@@ -23,6 +23,7 @@ internal sealed class PerfSource
         Scheduler = scheduler;
         Events = events;
         CoveredFromMSec = coveredFromMSec;
+        CoveredUntilMSec = coveredUntilMSec;
     }
 
     public PerfFileHeader Header { get; }
@@ -42,6 +43,13 @@ internal sealed class PerfSource
     /// and the busiest CPU's ring reaches back least. Before this the scheduler's view has holes.
     /// </summary>
     public double CoveredFromMSec { get; }
+
+    /// <summary>
+    /// Until when the file holds the machine's events: its last event when perf script stopped at a
+    /// damaged record (<see cref="PerfFileHeader.Cut"/>), otherwise to the end. After this the
+    /// scheduler's view is empty, not calm.
+    /// </summary>
+    public double CoveredUntilMSec { get; }
 
     public double IntervalMSec => Header.RateHz > 0 ? 1000.0 / Header.RateHz : double.NaN;
 
@@ -135,6 +143,6 @@ internal sealed class PerfSource
 
         samples.Sort((a, b) => a.TimeRelativeMSec.CompareTo(b.TimeRelativeMSec));
         return new PerfSource(header, path, new StackSampleSet(samples, stacks, unresolved.Count) { IntervalMSec = header.RateHz > 0 ? 1000.0 / header.RateHz : double.NaN, OnCpuOnly = true },
-            scheduler.Build(last), events, firstByCpu.Count > 0 ? firstByCpu.Values.Max() : double.NaN);
+            scheduler.Build(last), events, firstByCpu.Count > 0 ? firstByCpu.Values.Max() : double.NaN, header.Cut ? last : double.PositiveInfinity);
     }
 }

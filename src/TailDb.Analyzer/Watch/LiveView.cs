@@ -84,7 +84,7 @@ internal sealed class LiveView(TextWriter output, bool interactive, WatchSetting
 
     private static string DescribePerf(CaptureResult result) => (result.Perf, result.PerfProblem) switch
     {
-        ({ } perf, _) => Invariant($"; perf: {Path.GetFileName(perf.Path)} ({perf.Bytes / 1048576.0:0.0} MiB from a {perf.DataBytes / 1048576.0:0.0} MiB dump, symbols {perf.ScriptCpu.TotalSeconds:0.00} s CPU)"),
+        ({ } perf, _) => Invariant($"; perf: {Path.GetFileName(perf.Path)} ({perf.Bytes / 1048576.0:0.0} MiB from a {perf.DataBytes / 1048576.0:0.0} MiB dump, symbols {perf.ScriptCpu.TotalSeconds:0.00} s CPU){perf.CutClause}"),
         (null, { } why) => $"; no perf file: {why}",
         _ => "",
     };

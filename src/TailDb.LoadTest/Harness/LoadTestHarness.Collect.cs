@@ -45,7 +45,7 @@ public sealed partial class LoadTestHarness
             _out.WriteLine(
                 $"{mode.Name}: perf wrote {Path.GetFileName(recording.Path)}: {recording.Bytes / 1024.0 / 1024.0:0.0} MiB " +
                 $"({recording.Bytes / 1024.0 / Math.Max(recording.Seconds, 1e-3):0} KiB/s over {recording.Seconds:0.0} s; perf.data {recording.DataBytes / 1024.0 / 1024.0:0.0} MiB); " +
-                $"recorder CPU {recording.RecordCpu.TotalSeconds:0.00} s, symbol resolution {recording.ScriptCpu.TotalSeconds:0.00} s");
+                $"recorder CPU {recording.RecordCpu.TotalSeconds:0.00} s, symbol resolution {recording.ScriptCpu.TotalSeconds:0.00} s{recording.CutClause}");
         }
         catch (InvalidOperationException e)
         {

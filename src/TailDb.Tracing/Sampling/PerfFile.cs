@@ -8,9 +8,10 @@ namespace TailDb.Tracing.Sampling;
 /// the text of <c>perf script</c> (symbols resolved at record time, JIT frames through the
 /// runtime's perf map), gzip-compressed, after one header line that TraceEvent's
 /// LinuxPerfScriptEventParser skips as a comment:
-/// <c># taildb-perf 1 pid=PID rate-hz=R clock=monotonic</c>. PID is the traced process; the rest
-/// of the machine is in the file too (scheduler events name who held a CPU). Times are seconds of
-/// CLOCK_MONOTONIC, the clock EventPipe stamps its events with on Linux.
+/// <c># taildb-perf 1 pid=PID rate-hz=R clock=monotonic</c>, and <c> cut=damaged-record</c> when
+/// perf script stopped early (see <see cref="PerfFileHeader.Cut"/>). PID is the traced process;
+/// the rest of the machine is in the file too (scheduler events name who held a CPU). Times are
+/// seconds of CLOCK_MONOTONIC, the clock EventPipe stamps its events with on Linux.
 /// </summary>
 public static class PerfFile
 {
@@ -18,8 +19,10 @@ public static class PerfFile
 
     public static string PathBeside(string tracePath) => Path.ChangeExtension(tracePath, null) + ".perf.gz";
 
-    public static string Header(int pid, int rateHz) =>
-        string.Create(CultureInfo.InvariantCulture, $"{Magic} pid={pid} rate-hz={rateHz} clock=monotonic\n");
+    private const string CutAtDamagedRecord = "cut=damaged-record";
+
+    public static string Header(int pid, int rateHz, bool cut = false) =>
+        string.Create(CultureInfo.InvariantCulture, $"{Magic} pid={pid} rate-hz={rateHz} clock=monotonic{(cut ? " " + CutAtDamagedRecord : "")}\n");
 
     /// <summary>The header of a perf file, or null when <paramref name="path"/> is not one.</summary>
     public static PerfFileHeader? ReadHeader(string path)
@@ -49,6 +52,7 @@ public static class PerfFile
         }
 
         int pid = 0, rate = 0;
+        bool cut = false;
         foreach (string part in line[Magic.Length..].Split(' ', StringSplitOptions.RemoveEmptyEntries))
         {
             var (key, value) = part.IndexOf('=') is var eq and > 0 ? (part[..eq], part[(eq + 1)..]) : (part, "");
@@ -60,10 +64,22 @@ public static class PerfFile
             {
                 _ = int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out rate);
             }
+            else if (part == CutAtDamagedRecord)
+            {
+                cut = true;
+            }
         }
 
-        return pid > 0 ? new PerfFileHeader(pid, rate) : null;
+        return pid > 0 ? new PerfFileHeader(pid, rate) { Cut = cut } : null;
     }
 }
 
-public sealed record PerfFileHeader(int ProcessId, int RateHz);
+public sealed record PerfFileHeader(int ProcessId, int RateHz)
+{
+    /// <summary>
+    /// perf script stopped at a record it could not parse (a damaged sample in perf.data: "failed to
+    /// process type: 9 [Bad address]"); the file holds every event before it, in time order, and
+    /// none after, so the machine's view ends at the file's last event.
+    /// </summary>
+    public bool Cut { get; init; }
+}

@@ -66,6 +66,24 @@ load-0   100/101   [000]    10.032000000:          cpu-clock/freq=999/:
     }
 
     [Fact]
+    public void A_file_perf_script_cut_short_is_covered_until_its_last_event_and_a_whole_one_to_the_end()
+    {
+        var cut = Path.ChangeExtension(_path, null) + "-cut.perf.gz";
+        Write(cut, Script.Replace("clock=monotonic", "clock=monotonic cut=damaged-record", StringComparison.Ordinal));
+        try
+        {
+            var header = PerfFile.ReadHeader(cut)!;
+            Assert.True(header.Cut);
+            Assert.Equal(32.0, PerfSource.Read(cut, header, originMSec: 10_000).CoveredUntilMSec, 6);
+            Assert.Equal(double.PositiveInfinity, Read().CoveredUntilMSec);
+        }
+        finally
+        {
+            File.Delete(cut);
+        }
+    }
+
+    [Fact]
     public void Only_the_traced_process_samples_are_kept_on_the_trace_clock_with_managed_frames_named()
     {
         var samples = Read().Samples;
