@@ -77,9 +77,10 @@ internal static class RequestSources
             };
             source.Process();
         }
-        catch (Exception e) when (TracePass.IsParserFailure(e))
+        catch (Exception e) when (TracePass.IsParserFailure(e) || e is AnalyzerException { ExitCode: ExitCode.BadTrace })
         {
-            // A damaged file: the pass that follows reports it; the probe just keeps the default.
+            // A damaged or cut file (one that fails to open, too): the pass that follows reports it,
+            // truncated or bad; the probe just keeps the default.
         }
 
         return (loadTest, server);

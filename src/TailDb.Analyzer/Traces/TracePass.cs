@@ -54,7 +54,7 @@ internal static class TracePass
             throw new AnalyzerException(ExitCode.BadArguments, $"{path}: --pid/--process choose a process of a machine-wide ETW trace; a .nettrace holds one process");
         }
 
-        using var source = TraceFile.Open(path, kind, processId);
+        using var source = OpenCutShort(path, kind, processId, cutShort);
         foreach (var computer in computers)
         {
             computer.Attach(source);
@@ -81,7 +81,9 @@ internal static class TracePass
         {
             if (events == 0)
             {
-                throw new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {OneLine(e)}", e);
+                throw cutShort is not null
+                    ? NothingBeforeTheCut(path, cutShort, e)
+                    : new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {OneLine(e)}", e);
             }
 
             // The framing walk knows the byte where the file was cut; TraceEvent only that it ran out.
@@ -103,6 +105,26 @@ internal static class TracePass
         return new TraceFacts(path, bytes, kind, duration, events, lost, truncation, start,
             processNote, census?.StartStopActivities, (source as EtwEventSource)?.Counts.Describe(), processId);
     }
+
+    /// <summary>
+    /// Opens the trace; when the framing walk found it cut short, a failure to open is the cut's
+    /// (TraceEvent reads the first block in its constructor, so a file cut inside that block fails
+    /// there), not a bad trace.
+    /// </summary>
+    private static TraceEventDispatcher OpenCutShort(string path, TraceKind kind, int? processId, string? cutShort)
+    {
+        try
+        {
+            return TraceFile.Open(path, kind, processId);
+        }
+        catch (AnalyzerException e) when (cutShort is not null && e.ExitCode == ExitCode.BadTrace)
+        {
+            throw NothingBeforeTheCut(path, cutShort, e.InnerException ?? e);
+        }
+    }
+
+    private static AnalyzerException NothingBeforeTheCut(string path, string cutShort, Exception parserFailure) =>
+        new(ExitCode.TruncatedTrace, $"{path}: {cutShort}; no event before it could be read (TraceEvent: {OneLine(parserFailure)})", parserFailure);
 
     /// <summary>
     /// True when the exception came out of the parser (a damaged file), false when our own code threw

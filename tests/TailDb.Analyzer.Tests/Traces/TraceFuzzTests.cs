@@ -149,6 +149,29 @@ public sealed class TraceFuzzTests(WorkloadTraces traces, ITestOutputHelper outp
         File.Delete(path);
     }
 
+    [Fact]
+    public async Task ATraceCutInsideAnyObjectBeforeItsFirstEventSaysTruncatedAtWhichByteNotUnreadable()
+    {
+        // The cut the 3000-byte test above met once in CI (a first block longer than 3000 bytes):
+        // TraceEvent then fails in its constructor or before any event, which read as a bad trace.
+        byte[] original = await File.ReadAllBytesAsync(traces.GroundTruth);
+        List<TraceObject> objects = Map(traces.GroundTruth);
+        int firstEvents = objects.FindIndex(o => o.Type == "EventBlock");
+        Assert.True(firstEvents > 0, "no EventBlock in the trace");
+        foreach (TraceObject inside in objects.Take(firstEvents + 1))
+        {
+            long cut = inside.PayloadOffset + ((inside.End - inside.PayloadOffset) / 2);
+            string path = Path.Combine(traces.Directory, $"fuzz-cut-inside-{inside.Type}-{inside.Start}.nettrace");
+            await File.WriteAllBytesAsync(path, original.AsSpan(0, (int)cut).ToArray());
+
+            var error = Assert.Throws<AnalyzerException>(() => SlowestAnalysis.Run(new SlowestSettings(path, RequestSelection.TailDb), new NetTraceStackSampleReader()));
+            output.WriteLine($"{inside.Type} at {inside.Start:N0}, cut at {cut:N0}: {error.Message}");
+            Assert.True(error.ExitCode == ExitCode.TruncatedTrace, $"cut inside the {inside.Type} at byte {inside.Start}: {error.ExitCode}: {error.Message}");
+            Assert.Contains($"byte {cut.ToString(CultureInfo.InvariantCulture)}", error.Message, StringComparison.Ordinal);
+            File.Delete(path);
+        }
+    }
+
     /// <summary>The objects of a nettrace (Trace, then blocks), by offset, read with the analyzer's own framing reader.</summary>
     private static List<TraceObject> Map(string path)
     {

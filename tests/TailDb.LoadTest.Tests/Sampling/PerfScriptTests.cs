@@ -1,5 +1,10 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
+using System.IO.Compression;
+using TailDb.Analyzer.Attribution;
+using TailDb.Analyzer.Sources;
+using TailDb.Analyzer.Stacks;
+using TailDb.LoadTest.Tests.Harness;
 using TailDb.Tracing.Sampling;
 
 namespace TailDb.LoadTest.Tests.Sampling;
@@ -9,6 +14,7 @@ namespace TailDb.LoadTest.Tests.Sampling;
 /// to process type: 9 [Bad address]", exit 242): real perf stops there, and the recorder keeps what
 /// it wrote before, marked cut, instead of losing the whole recording.
 /// </summary>
+[Collection(WorkerProcessesGroup.Name)]
 public sealed class PerfScriptTests : IDisposable
 {
     private readonly string _directory = Directory.CreateTempSubdirectory("taildb-perf-script-").FullName;
@@ -45,6 +51,51 @@ public sealed class PerfScriptTests : IDisposable
         Assert.StartsWith("perf script failed", e.Message, StringComparison.Ordinal);
         Assert.False(File.Exists(output));
         Assert.Empty(Directory.GetFiles(_directory, "*.partial"));
+    }
+
+    [PerfFact]
+    public async Task Slowest_names_the_requests_that_ended_after_a_cut_perf_file_does_and_none_for_a_whole_one()
+    {
+        string trace = Path.Combine(_directory, "run.nettrace");
+        var run = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", trace, "--sampler", "perf", "--duration", "3", "--warmup", "1", "--keys", "5000"], timeoutSeconds: 300);
+        Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
+        string perfFile = PerfFile.PathBeside(trace);
+        SlowestReport whole = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default), StackReaders.Create(StackReaderKind.NetTrace));
+
+        CutInHalf(perfFile);
+        SlowestReport cut = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default), StackReaders.Create(StackReaderKind.NetTrace));
+
+        Assert.DoesNotContain(whole.Notes, n => n.Contains("damaged record", StringComparison.Ordinal));
+        Assert.Contains(cut.Notes, n => n.Contains("ended after run.perf.gz does", StringComparison.Ordinal));
+    }
+
+    /// <summary>What perf script would have left had it stopped halfway: the events of the file's first half, whole, under a cut header.</summary>
+    private static void CutInHalf(string perfFile)
+    {
+        var lines = new List<string>();
+        using (var reader = PerfFile.OpenText(perfFile))
+        {
+            while (reader.ReadLine() is { } line)
+            {
+                lines.Add(line);
+            }
+        }
+
+        PerfFileHeader header = PerfFile.ReadHeader(perfFile)!;
+        int end = lines.Count / 2;
+        while (end < lines.Count && lines[end - 1].Length != 0)
+        {
+            end++; // to the blank line that ends a sample's call chain
+        }
+
+        using var file = File.Create(perfFile);
+        using var gzip = new GZipStream(file, CompressionLevel.Fastest);
+        using var writer = new StreamWriter(gzip) { NewLine = "\n" };
+        writer.Write(PerfFile.Header(header.ProcessId, header.RateHz, cut: true));
+        foreach (string line in lines.Skip(1).Take(end - 1))
+        {
+            writer.WriteLine(line);
+        }
     }
 
     [Theory]
