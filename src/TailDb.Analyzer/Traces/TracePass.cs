@@ -2,6 +2,7 @@ using System.Runtime.Serialization;
 using Microsoft.Diagnostics.Tracing;
 using TailDb.Analyzer.Sources;
 using TailDb.Analyzer.Sources.Etw;
+using TailDb.Analyzer.Sources.NetTrace;
 
 namespace TailDb.Analyzer.Traces;
 
@@ -39,6 +40,9 @@ internal static class TracePass
         var kind = TraceFile.Check(path);
         var bytes = new FileInfo(path).Length;
         var cutShort = kind == TraceKind.NetTrace && !framingChecked ? TraceStructure.Check(path) : null;
+        // A cut before anything was read is the cut's only once the stream header is whole: a file
+        // of the magic and a few bytes shows nothing of a recording, and stays a bad trace.
+        var cutBeforeEvents = bytes > NetTraceFormat.StreamHeaderBytes ? cutShort : null;
         var process = selection?.Process ?? ProcessChoice.Default;
         EtwProcessCensus? census = null;
         int? processId = null;
@@ -54,7 +58,7 @@ internal static class TracePass
             throw new AnalyzerException(ExitCode.BadArguments, $"{path}: --pid/--process choose a process of a machine-wide ETW trace; a .nettrace holds one process");
         }
 
-        using var source = OpenCutShort(path, kind, processId, cutShort);
+        using var source = OpenCutShort(path, kind, processId, cutBeforeEvents);
         foreach (var computer in computers)
         {
             computer.Attach(source);
@@ -81,8 +85,8 @@ internal static class TracePass
         {
             if (events == 0)
             {
-                throw cutShort is not null
-                    ? NothingBeforeTheCut(path, cutShort, e)
+                throw cutBeforeEvents is not null
+                    ? NothingBeforeTheCut(path, cutBeforeEvents, e)
                     : new AnalyzerException(ExitCode.BadTrace, $"{path} is not a readable trace: {OneLine(e)}", e);
             }
 
