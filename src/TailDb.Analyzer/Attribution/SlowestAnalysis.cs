@@ -40,10 +40,11 @@ internal static class SlowestAnalysis
         var kind = TraceFile.Check(settings.TracePath);
         var perf = stackReader is null || kind == TraceKind.Etl ? null : PerfSource.TryRead(settings.TracePath, kind, cancellationToken);
         var (samples, stacks) = kind == TraceKind.Etl ? (null, "") : perf is not null ? FromPerf(perf) : ReadSamples(settings.TracePath, stackReader, kind, cancellationToken);
-        var selection = RequestSources.Resolve(settings.TracePath, settings.Selection, kind, framingChecked: samples is not null);
         // A trace the stack reader read to its end has had its framing checked (truncated ones keep the walk:
-        // it is what names the truncation).
-        var set = ComputerSet.Run(settings.TracePath, selection, framingChecked: samples is not null, cancellationToken);
+        // it is what names the truncation). Samples from perf did not read the trace at all.
+        var framingChecked = samples is not null && perf is null;
+        var selection = RequestSources.Resolve(settings.TracePath, settings.Selection, kind, framingChecked);
+        var set = ComputerSet.Run(settings.TracePath, selection, framingChecked, cancellationToken);
         var scope = AnalysisScope.Resolve(settings.Scope ?? ScopeSettings.Default, set);
         var population = new Population(set, scope);
         if (population.Paired == 0)

@@ -69,6 +69,23 @@ public sealed class PerfScriptTests : IDisposable
         Assert.Contains(cut.Notes, n => n.Contains("ended after run.perf.gz does", StringComparison.Ordinal));
     }
 
+    [PerfFact]
+    public async Task A_trace_cut_short_beside_a_perf_file_is_walked_and_says_at_which_byte()
+    {
+        // With perf's samples the stack reader never reads the .nettrace, so the framing walk must
+        // still run: it names the cut's byte, and it refuses corrupt framing before TraceEvent.
+        string trace = Path.Combine(_directory, "cut.nettrace");
+        var run = await LoadTestProcess.RunAsync(["--gc", "workstation", "--trace", trace, "--sampler", "perf", "--duration", "2", "--warmup", "1", "--keys", "5000"], timeoutSeconds: 300);
+        Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");
+        byte[] whole = await File.ReadAllBytesAsync(trace);
+        await File.WriteAllBytesAsync(trace, whole.AsSpan(0, whole.Length / 2).ToArray());
+
+        SlowestReport report = SlowestAnalysis.Run(new SlowestSettings(trace, RequestSelection.Default), StackReaders.Create(StackReaderKind.NetTrace));
+
+        Assert.Contains("by perf", report.Trace.Stacks, StringComparison.Ordinal);
+        Assert.Contains($"byte {whole.Length / 2}", report.Trace.Truncation, StringComparison.Ordinal);
+    }
+
     /// <summary>What perf script would have left had it stopped halfway: the events of the file's first half, whole, under a cut header.</summary>
     private static void CutInHalf(string perfFile)
     {
