@@ -61,17 +61,6 @@ internal sealed class FailingDevice : IStorageDevice
     /// <summary>Delay inside every fsync, so concurrent writers pile up behind one.</summary>
     public TimeSpan FsyncDelay { get; set; }
 
-    private int _fsyncsStarted;
-
-    /// <summary>Fsyncs of <see cref="FsyncGateFile"/> begun, counted before the gate and the failure check: a test waits on it to know one is in flight.</summary>
-    public int GatedFsyncsStarted => Volatile.Read(ref _fsyncsStarted);
-
-    /// <summary>When set, fsyncs of <see cref="FsyncGateFile"/> wait for it before they complete or fail: an fsync held in flight for as long as a test needs, however slow the machine.</summary>
-    public ManualResetEventSlim? FsyncGate { get; set; }
-
-    /// <summary>The file name (no directory) whose fsyncs <see cref="FsyncGate"/> holds; the store's upkeep fsyncs of other files (a spare segment's) pass.</summary>
-    public string? FsyncGateFile { get; set; }
-
     public IStorageFile Open(string path, FileMode mode, bool writable) =>
         new File(this, FileStorageDevice.Instance.Open(path, mode, writable));
 
@@ -119,12 +108,6 @@ internal sealed class FailingDevice : IStorageDevice
 
         public void Flush()
         {
-            if (device.FsyncGateFile == System.IO.Path.GetFileName(inner.Path))
-            {
-                Interlocked.Increment(ref device._fsyncsStarted);
-                device.FsyncGate?.Wait();
-            }
-
             if (device.FsyncDelay > TimeSpan.Zero)
             {
                 Thread.Sleep(device.FsyncDelay);

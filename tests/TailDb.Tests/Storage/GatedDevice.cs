@@ -3,13 +3,15 @@ using TailDb.Storage;
 namespace TailDb.Tests.Storage;
 
 /// <summary>
-/// The real file device, except that fsyncs of one chosen file (or its write at one chosen
-/// offset, <see cref="CloseWrite"/>) block until the test opens the gate: a slow device made
-/// deterministic. The test learns that an fsync or write is held (and how many are) from
-/// <see cref="WaitUntilHeld"/>, never from a clock.
+/// The real file device (or <paramref name="inner"/>, e.g. a <see cref="FailingDevice"/> whose
+/// failures are decided when the gate opens), except that fsyncs of one chosen file (or its write
+/// at one chosen offset, <see cref="CloseWrite"/>) block until the test opens the gate: a slow
+/// device made deterministic. The test learns that an fsync or write is held (and how many are)
+/// from <see cref="WaitUntilHeld"/>, never from a clock.
 /// </summary>
-internal sealed class GatedDevice : IStorageDevice, IDisposable
+internal sealed class GatedDevice(IStorageDevice? inner = null) : IStorageDevice, IDisposable
 {
+    private readonly IStorageDevice _inner = inner ?? FileStorageDevice.Instance;
     private readonly ManualResetEventSlim _open = new(initialState: true);
     private readonly object _heldLock = new();
     private string? _gatedName;
@@ -70,13 +72,13 @@ internal sealed class GatedDevice : IStorageDevice, IDisposable
     }
 
     IStorageFile IStorageDevice.Open(string path, FileMode mode, bool writable) =>
-        new File(this, FileStorageDevice.Instance.Open(path, mode, writable));
+        new File(this, _inner.Open(path, mode, writable));
 
-    public void FlushDirectory(string directory) => FileStorageDevice.Instance.FlushDirectory(directory);
+    public void FlushDirectory(string directory) => _inner.FlushDirectory(directory);
 
-    public void Move(string source, string destination) => FileStorageDevice.Instance.Move(source, destination);
+    public void Move(string source, string destination) => _inner.Move(source, destination);
 
-    public void Delete(string path) => FileStorageDevice.Instance.Delete(path);
+    public void Delete(string path) => _inner.Delete(path);
 
     private void Pass(string path, long writeOffset = -1)
     {

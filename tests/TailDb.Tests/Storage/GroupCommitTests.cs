@@ -38,15 +38,15 @@ public sealed class GroupCommitTests : IDisposable
     {
         // The first Put leads an fsync; the others append while it runs, so it does not cover
         // them: one more fsync covers all eight, not one each.
-        using var gate = new ManualResetEventSlim();
-        var device = new FailingDevice { FsyncGate = gate };
-        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync });
-        device.FsyncGateFile = ActiveSegmentFile();
+        var device = new FailingDevice();
+        using var gate = new GatedDevice(device);
+        using var store = TailDbStore.Open(_dir.Options() with { Device = gate, Durability = Durability.Fsync });
+        HoldTheActiveSegmentsFsyncs(gate);
         int before = device.Fsyncs;
         Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
-        WaitForAnFsyncInFlight(device);
+        WaitForAnFsyncInFlight(gate);
         Task[] later = [.. Enumerable.Range(0, 8).Select(i => store.PutAsync(System.Text.Encoding.UTF8.GetBytes($"later{i}"), new byte[16]).AsTask())];
-        gate.Set();
+        gate.Open();
 
         await Task.WhenAll(later).WaitAsync(TimeSpan.FromSeconds(30));
         await first;
@@ -63,27 +63,25 @@ public sealed class GroupCommitTests : IDisposable
     public async Task AFailedFsyncWakesTheWritersQueuedBehindItWithTheStoresFault(bool throughAResumeScheduler)
     {
         using var scheduler = throughAResumeScheduler ? new OneThreadScheduler() : null;
-        using var gate = new ManualResetEventSlim();
-        var device = new FailingDevice { FsyncGate = gate };
-        using var store = TailDbStore.Open(_dir.Options() with { Device = device, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
-        device.FsyncGateFile = ActiveSegmentFile();
+        var device = new FailingDevice();
+        using var gate = new GatedDevice(device);
+        using var store = TailDbStore.Open(_dir.Options() with { Device = gate, Durability = Durability.Fsync, DurableWaitersScheduler = scheduler });
+        HoldTheActiveSegmentsFsyncs(gate);
         Task first = store.PutAsync("first"u8.ToArray(), new byte[16]).AsTask();
-        WaitForAnFsyncInFlight(device);
+        WaitForAnFsyncInFlight(gate);
         device.FailFsyncs = true;
         Task later = store.PutAsync("later"u8.ToArray(), new byte[16]).AsTask();
-        gate.Set();
+        gate.Open();
 
         await Assert.ThrowsAsync<TailDbFaultedException>(() => first.WaitAsync(TimeSpan.FromSeconds(30)));
         await Assert.ThrowsAsync<TailDbFaultedException>(() => later.WaitAsync(TimeSpan.FromSeconds(30)));
     }
 
-    /// <summary>Waits (never a fixed delay: a busy machine stretches those) until the first Put's fsync is held at the gate.</summary>
-    private static void WaitForAnFsyncInFlight(FailingDevice device) =>
-        Assert.True(SpinWait.SpinUntil(() => device.GatedFsyncsStarted > 0, TimeSpan.FromSeconds(30)), "no fsync of the active segment began within 30 s");
+    /// <summary>A fresh store's active segment is its lowest-numbered (the spare it prepares is numbered after it, and its fsyncs pass).</summary>
+    private void HoldTheActiveSegmentsFsyncs(GatedDevice gate) => gate.Close(Path.GetFileName(_dir.SegmentFiles()[0]));
 
-    /// <summary>A fresh store's active segment: its lowest-numbered (the spare it prepares is numbered after it).</summary>
-    private string ActiveSegmentFile() =>
-        Directory.GetFiles(_dir.Path, "*" + Segment.Extension).Select(Path.GetFileName).Order(StringComparer.Ordinal).First()!;
+    /// <summary>Waits (never a fixed delay: a busy machine stretches those) until the first Put's fsync is held at the gate.</summary>
+    private static void WaitForAnFsyncInFlight(GatedDevice gate) => Assert.True(gate.WaitUntilHeld(1), "no fsync of the active segment began within a minute");
 
     [Fact]
     public async Task WithAResumeSchedulerAllAsyncWritersResumeOnItInOneTaskPerFsync()
