@@ -55,6 +55,12 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
         }
 
         output.WriteLine(score.Describe());
+        foreach (SlowRequestRow row in score.FalseBlamed.Take(12))
+        {
+            output.WriteLine(FormattableString.Invariant(
+                $"  false blame: {row.Activity} at {row.StartMs:F3} ms, {row.DurationMs:F3} ms (queue {row.QueueMs:F3}, service {row.ServiceMs:F3}) on thread {row.ThreadId}; named {row.Named?.Cause} {row.Named?.Value:F3} {row.Named?.Unit}; causes: {string.Join(", ", row.Causes.Take(5).Select(c => FormattableString.Invariant($"{c.Cause} {c.Value:F3} {c.Unit}")))}"));
+        }
+
         output.WriteLine(report.Verdict);
         foreach (CauseRow cause in report.Causes.Where(c => c.Unit == CauseUnit.Milliseconds).Take(8))
         {

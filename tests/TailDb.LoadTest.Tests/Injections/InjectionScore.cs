@@ -36,6 +36,9 @@ internal sealed record InjectionScore(
     /// <summary>Every slow-set row counted as false blame, to read what the trace shows behind it.</summary>
     public IReadOnlyList<SlowRequestRow> FalseBlamed { get; init; } = [];
 
+    /// <summary>The false-blamed rows' first causes by name, with counts: what a failing run blamed.</summary>
+    public IReadOnlyDictionary<string, int> FalseBlameCauses { get; init; } = new Dictionary<string, int>();
+
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
 
@@ -45,10 +48,21 @@ internal sealed record InjectionScore(
 
     public double FalseBlameShare => SlowSet == 0 ? 0 : (double)FalseBlame / SlowSet;
 
+    /// <summary>Stretches of one thread's time covered by overlapping slow requests: one stall and the requests queued behind it are one.</summary>
+    public int SlowIncidents { get; init; }
+
+    /// <summary>As <see cref="SlowIncidents"/>, over the false-blamed rows alone.</summary>
+    public int FalseBlameIncidents { get; init; }
+
+    public double FalseBlameIncidentShare => SlowIncidents == 0 ? 0 : (double)FalseBlameIncidents / SlowIncidents;
+
+    // False blame leads: CI prints only the first 400 characters of a failure's message.
     public string Describe() => string.Create(CultureInfo.InvariantCulture,
+        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}) on: {(FalseBlame == 0 ? "nothing" : Join(FalseBlameCauses))}; " +
+        $"as incidents {FalseBlameIncidents} of {SlowIncidents} ({FalseBlameIncidentShare:P1}); " +
         $"threshold {ThresholdMs:0.###} ms; slowed past it by an injection: {SlowedPastThreshold}; found {Found} ({FoundShare:P1}); " +
         $"right cause named {RightCause} ({RightCauseShare:P1}; {StrictRightCause} by the largest raw overlap); " +
-        $"false blame {FalseBlame} of {SlowSet} ({FalseBlameShare:P1}); blamed on a lock or sleep cause that was injected but not fired at that request {Misplaced} (allowed: the cause was injected); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); the machine's {Machine} (a wait for a CPU held by another thread or process, a late pacing wake; not blame); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
+        $"blamed on a lock or sleep cause that was injected but not fired at that request {Misplaced} (allowed: the cause was injected); per injection (slowed / found / right cause): {string.Join(", ", ByKind.OrderBy(p => p.Key, StringComparer.Ordinal).Select(p => $"{p.Key} {p.Value.Slowed} / {p.Value.Found} / {p.Value.RightCause}"))}; unexplained {Unexplained} (queued behind earlier requests, nothing recorded behind them); the machine's {Machine} (a wait for a CPU held by another thread or process, a late pacing wake; not blame); first causes: {Join(FirstCauses)}; by injection: {Join(FirstCausesByInjection)}");
 
     private static string Join(IReadOnlyDictionary<string, int> counts) =>
         string.Join(", ", counts.OrderByDescending(p => p.Value).Select(p => $"{p.Key} {p.Value}"));
@@ -96,6 +110,7 @@ internal sealed record InjectionScore(
             .ToDictionary(g => g.Key, g => g.Select(r => clock.RelativeMSec(r.Arrival)).Order().ToArray());
         int falseBlame = 0, misplaced = 0, unexplained = 0, machine = 0;
         var falseBlamed = new List<SlowRequestRow>();
+        var falseBlameCauses = new Dictionary<string, int>();
         var firstCauses = new Dictionary<string, int>();
         foreach (var row in rows)
         {
@@ -117,6 +132,7 @@ internal sealed record InjectionScore(
             {
                 falseBlame++;
                 falseBlamed.Add(row);
+                falseBlameCauses[name] = falseBlameCauses.GetValueOrDefault(name) + 1;
             }
 
             misplaced += cause.Kind != CauseKind.GcPause
@@ -128,6 +144,9 @@ internal sealed record InjectionScore(
         {
             Misses = misses,
             FalseBlamed = falseBlamed,
+            FalseBlameCauses = falseBlameCauses,
+            SlowIncidents = Incidents(rows),
+            FalseBlameIncidents = Incidents(falseBlamed),
         };
     }
 
@@ -207,6 +226,22 @@ internal sealed record InjectionScore(
         }
 
         return null;
+    }
+
+    private static int Incidents(IEnumerable<SlowRequestRow> rows)
+    {
+        int incidents = 0;
+        foreach (var thread in rows.GroupBy(r => r.ThreadId))
+        {
+            double end = double.NegativeInfinity;
+            foreach (var row in thread.OrderBy(r => r.StartMs))
+            {
+                incidents += row.StartMs > end ? 1 : 0;
+                end = Math.Max(end, row.StartMs + row.DurationMs);
+            }
+        }
+
+        return incidents;
     }
 
     private static bool Near(double[] sorted, double ms)
