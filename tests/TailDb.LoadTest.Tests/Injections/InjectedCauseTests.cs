@@ -16,7 +16,12 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// analyzer's defaults (the measured phase, response time) but for the slow set, which is every
 /// request of at least <see cref="SlowMs"/>, scored against the truth file the load test wrote
 /// beside the trace. Requests are matched by their arrival (the truth file's Stopwatch ticks
-/// converted with the trace's own clock) to the slow set's rows.
+/// converted with the trace's own clock) to the slow set's rows. The workload only reads, and its
+/// cache holds every key: with the defaults' puts and misses, a CI machine's own disk traffic made
+/// real file I/O stalls (a pwrite throttled, a read from the disk) and the cache's eviction ran
+/// beside requests, causes that happened but that no truth file knows, and each stall made every
+/// request queued behind it a "false blame" (7.8% once in CI against the 5% goal; 2.7% beside
+/// `dd` and the server tests here, at most 1.9% in 12 read-only runs).
 /// </summary>
 [Collection(WorkerProcessesGroup.Name)]
 public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
@@ -39,7 +44,7 @@ public sealed class InjectedCauseTests(ITestOutputHelper output) : IDisposable
     {
         string trace = Path.Combine(_scratch.FullName, "injected.nettrace");
         var run = await LoadTestProcess.RunAsync(
-            ["--gc", "workstation", "--trace", trace, "--sampler", "eventpipe", "--duration", "6", "--warmup", "1", "--keys", "5000",
+            ["--gc", "workstation", "--trace", trace, "--sampler", "eventpipe", "--duration", "6", "--warmup", "1", "--keys", "5000", "--read-ratio", "1", "--cache-fraction", "1",
              "--inject", "gc:every=2s", "--inject", "lock:every=3s,hold=20ms", "--inject", "sleep:every=5s,ms=15", "--inject", "alloc-burst:every=4s,mb=64"],
             timeoutSeconds: 300);
         Assert.True(run.ExitCode == 0, $"exit {run.ExitCode}\n{run.Stdout}\n{run.Stderr}");

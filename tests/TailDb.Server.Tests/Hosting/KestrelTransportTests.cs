@@ -28,7 +28,7 @@ public class KestrelTransportTests
     public async Task StackExchange_redis_round_trips()
     {
         await using var server = StartKestrel();
-        await using var redis = await ConnectionMultiplexer.ConnectAsync(new ConfigurationOptions { EndPoints = { server.Endpoint }, ConnectTimeout = 10_000 });
+        await using var redis = await ConnectionMultiplexer.ConnectAsync(StackExchangeRedisTests.Config(server));
         Assert.True(await redis.GetDatabase().StringSetAsync("k", "v"));
         Assert.Equal("v", (string?)await redis.GetDatabase().StringGetAsync("k"));
     }

@@ -5,7 +5,8 @@ namespace TailDb.Server.Tests.Hosting;
 /// <summary>The server as StackExchange.Redis sees it: a client nobody here wrote, with its own handshake.</summary>
 public class StackExchangeRedisTests
 {
-    private static ConfigurationOptions Config(TestServer server) => new()
+    /// <summary>Timeouts past a loaded CI machine's first command (the client's own default is 5 s; one Kestrel run took 5.6 s).</summary>
+    internal static ConfigurationOptions Config(TestServer server) => new()
     {
         EndPoints = { server.Endpoint },
         AbortOnConnectFail = true,
