@@ -122,6 +122,12 @@ internal static class RecordCommand
         log.WriteLine($"wrote {await child.StopAsync(DrainTimeout):N0} bytes to {path}");
         await StopPerfAsync(perf, path, child.Process.Id, log);
         await child.Process.WaitForExitAsync(CancellationToken.None);
+        if (perf is not null)
+        {
+            // The maps sampler.Configure turned on; an attached process's (above) are its own, and it still runs.
+            PerfRecorder.DeletePerfMaps(child.Process.Id);
+        }
+
         log.WriteLine($"command exited with code {child.Process.ExitCode}");
         return (int)ExitCode.Success;
     }

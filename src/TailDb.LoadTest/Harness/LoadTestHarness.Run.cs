@@ -127,6 +127,13 @@ public sealed partial class LoadTestHarness
             {
                 await perf.DisposeAsync().ConfigureAwait(false);
             }
+
+            if (sampler.Kind == SamplerKind.Perf && tracePath is not null)
+            {
+                // The maps this harness turned on for perf (SamplerChoice.Configure): perf script has
+                // named the worker's frames by now, and the worker has exited or been killed.
+                PerfRecorder.DeletePerfMaps(worker.Id);
+            }
         }
     }
 

@@ -182,7 +182,6 @@ public sealed class PerfRecorder : IAsyncDisposable
         (TimeSpan scriptCpu, string? cut) = await ScriptAsync(_dataPath, output, targetPid, RateHz, timeout).ConfigureAwait(false);
         long dataBytes = new FileInfo(_dataPath).Length;
         TryDelete(_dataPath);
-        DeletePerfMaps(targetPid);
         return new PerfRecording(output, new FileInfo(output).Length, dataBytes, seconds, recordCpu, scriptCpu, RateHz) { Cut = cut };
     }
 
@@ -256,7 +255,11 @@ public sealed class PerfRecorder : IAsyncDisposable
 
     /// <summary>
     /// The runtime's perf maps for <paramref name="pid"/> (it writes them with DOTNET_PerfMapEnabled=1
-    /// and never removes them); only once nothing will resolve that process's frames any more.
+    /// and never removes them): for whoever launched the process with them on, once it has exited.
+    /// Never for a process still running: the runtime keeps appending to the file it opened, so a
+    /// deleted map names nothing for any later recording of that process (an attached `record --pid`
+    /// used to delete a live server's maps, and every recording after it read its JIT frames as
+    /// addresses).
     /// </summary>
     public static void DeletePerfMaps(int pid)
     {
