@@ -127,10 +127,11 @@ internal static class SuspensionCauses
     }
 
     /// <summary>
-    /// A thread blocked, parked or inside a P/Invoke (Interop+...) runs in preemptive mode: a
-    /// suspension never waits for it.
+    /// A thread blocked, parked or inside a P/Invoke (Interop+..., or a file or socket system call
+    /// perf saw) runs in preemptive mode: a suspension never waits for it.
     /// </summary>
     private static bool CanHoldASuspension(SampleCategory category, string leaf) =>
-        category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention or SampleCategory.SafePoint)
+        category is not (SampleCategory.Waiting or SampleCategory.ThreadPool or SampleCategory.Contention or SampleCategory.SafePoint
+            or SampleCategory.KernelFile or SampleCategory.KernelNetwork)
         && !leaf.StartsWith("Interop+", StringComparison.Ordinal);
 }

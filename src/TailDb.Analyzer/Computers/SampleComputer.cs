@@ -30,6 +30,16 @@ internal enum SampleCategory : byte
 
     /// <summary>Other kernel work (system calls, interrupts) with no managed frame to name it, seen by perf.</summary>
     Kernel,
+
+    /// <summary>
+    /// On the CPU inside a file system call (pread, pwrite, fsync, open...), seen by perf: the
+    /// copies to and from the page cache, block allocation, writeback waits that spin. Whatever
+    /// managed code made the call (the store's own P/Invoke reads as app code otherwise).
+    /// </summary>
+    KernelFile,
+
+    /// <summary>On the CPU inside a socket system call (recv, send, accept...), seen by perf: the network stack's own work.</summary>
+    KernelNetwork,
 }
 
 /// <summary>
@@ -197,6 +207,8 @@ internal sealed class SampleComputer
         SampleCategory.PageFault => "page faults (the kernel faulting in, zeroing or unmapping pages)",
         SampleCategory.Runtime => "the runtime's native code (libcoreclr: allocation, GC work, stubs)",
         SampleCategory.Kernel => "kernel (system calls, interrupts)",
+        SampleCategory.KernelFile => "file system calls (on CPU in the kernel)",
+        SampleCategory.KernelNetwork => "socket system calls (on CPU in the kernel)",
         _ => "unresolved / native",
     };
 
@@ -216,6 +228,7 @@ internal sealed class SampleComputer
         }
 
         var leaf = Strip(stack[0]);
+        var call = Sources.Perf.PerfFrames.SystemCallOf(stack);
         var kernelOnly = true;
         var managed = false;
         var unnamed = false;
@@ -230,6 +243,13 @@ internal sealed class SampleComputer
             if (raw.StartsWith(Sources.Perf.PerfFrames.Kernel + "!", StringComparison.Ordinal))
             {
                 continue;
+            }
+
+            if (kernelOnly && ByCall(call) is { } inCall)
+            {
+                // The kernel's part of the stack ended inside a file or socket call: that is what the
+                // thread was doing, whoever called it (a fault inside the call returned above).
+                return (inCall, leaf);
             }
 
             kernelOnly = false;
@@ -305,7 +325,7 @@ internal sealed class SampleComputer
 
         if (kernelOnly)
         {
-            return (SampleCategory.Kernel, leaf);
+            return (ByCall(call) ?? SampleCategory.Kernel, leaf);
         }
 
         // The code running was JIT code perf could not name (an attached process, W^X on): a system
@@ -317,6 +337,13 @@ internal sealed class SampleComputer
 
         return (IsUnresolved(leaf) ? SampleCategory.Unresolved : SampleCategory.Framework, leaf);
     }
+
+    private static SampleCategory? ByCall(Sources.Perf.SystemCallKind call) => call switch
+    {
+        Sources.Perf.SystemCallKind.File => SampleCategory.KernelFile,
+        Sources.Perf.SystemCallKind.Network => SampleCategory.KernelNetwork,
+        _ => null,
+    };
 
     /// <summary>"module!Namespace.Type.Method(args)" → "Namespace.Type.Method".</summary>
     internal static string Strip(string frame)

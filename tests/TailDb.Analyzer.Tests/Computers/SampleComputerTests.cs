@@ -19,6 +19,27 @@ public sealed class SampleComputerTests
         Assert.Equal(Enum.Parse<SampleCategory>(expected), SampleComputer.Categorise(stack).Category);
     }
 
+    // perf's stacks (PerfFrames' spelling), as a TailDb server's look: the store writes its log through
+    // its own P/Invoke, which reads as app code above the kernel's part.
+    private const string StoreWrite = "TailDb!TailDb.Storage.SegmentWriter.AppendRunLocked(value class System.ReadOnlySpan`1<unsigned int8>,int32)";
+    private const string Sockets = "System.Net.Sockets!System.Net.Sockets.SocketAsyncEngine+SocketEventHandler.HandleSocketEvents(int32)";
+
+    [Theory]
+    [InlineData("KernelFile", "kernel!pvm_irq_enable", "kernel!vfs_write", "kernel!__x64_sys_pwrite64", "kernel!do_syscall_64", "libc.so.6!__libc_pwrite", StoreWrite)]
+    [InlineData("KernelNetwork", "kernel!tcp_sendmsg_locked", "kernel!__sys_sendto", "kernel!__x64_sys_sendto", "kernel!do_syscall_64", "libc.so.6!__send", Sockets)]
+    [InlineData("KernelNetwork", "kernel!skb_copy_datagram_iter", "kernel!tcp_recvmsg", "kernel!sock_read_iter", "kernel!vfs_read", "kernel!__x64_sys_read", "libc.so.6!read", Sockets)]
+    [InlineData("KernelFile", "kernel!filemap_read", "kernel!vfs_read", "kernel!__x64_sys_read", "libc.so.6!read", StoreWrite)]
+    [InlineData("KernelNetwork", "libc.so.6!__libc_recv", Sockets)] // a tick on the wrapper's own instruction
+    [InlineData("KernelFile", "libc.so.6!__libc_pwrite", StoreWrite)]
+    [InlineData("PageFault", "kernel!clear_page_erms", "kernel!asm_exc_page_fault", "kernel!copy_from_user", "kernel!__x64_sys_pwrite64", "libc.so.6!__libc_pwrite", StoreWrite)]
+    [InlineData("Contention", "kernel!futex_wait", "kernel!__x64_sys_futex", "libc.so.6!syscall", "System.Private.CoreLib!System.Threading.Monitor.Enter_Slowpath(class System.Object)", StoreWrite)]
+    [InlineData("App", "libc.so.6!memmove", StoreWrite)]
+    [InlineData("KernelNetwork", "kernel!tcp_ack", "kernel!__x64_sys_recvfrom")] // the kernel's part alone
+    public void A_sample_inside_a_file_or_socket_system_call_is_that_calls_whoever_made_it(string expected, params string[] stack)
+    {
+        Assert.Equal(Enum.Parse<SampleCategory>(expected), SampleComputer.Categorise(stack).Category);
+    }
+
     [Fact]
     public void IntervalIsMeasuredFromPerThreadGaps()
     {
