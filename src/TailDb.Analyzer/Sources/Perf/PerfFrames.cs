@@ -87,7 +87,7 @@ internal static class PerfFrames
 
             var symbol = frame.AsSpan(Kernel.Length + 1);
             socket |= symbol.StartsWith("sock_") || symbol.StartsWith("tcp_") || symbol.StartsWith("udp_")
-                || symbol.StartsWith("unix_") || symbol.StartsWith("inet_") || symbol.StartsWith("__sys_");
+                || symbol.StartsWith("unix_") || symbol.StartsWith("inet_");
             foreach (var entry in s_entries)
             {
                 if (symbol.StartsWith(entry))
@@ -151,4 +151,3 @@ internal enum SystemCallKind
     /// <summary>Another call (futex, epoll_wait, mmap...): the user frames below it decide.</summary>
     Other,
 }
-
