@@ -20,7 +20,7 @@ namespace TailDb.LoadTest.Tests.Injections;
 /// cache holds every key: with the defaults' puts and misses, a CI machine's own disk traffic made
 /// real file I/O stalls (a pwrite throttled, a read from the disk) and the cache's eviction ran
 /// beside requests, causes that happened but that no truth file knows, and each stall made every
-/// request queued behind it a "false blame" (7.8% once in CI against the 5% goal; 2.7% beside
+/// request queued behind it a "false blame" (7.8% once in CI against the 5% goal; up to 3.4% beside
 /// `dd` and the server tests here, at most 1.9% in 12 read-only runs).
 /// </summary>
 [Collection(WorkerProcessesGroup.Name)]
