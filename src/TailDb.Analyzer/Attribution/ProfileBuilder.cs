@@ -12,7 +12,8 @@ internal static class ProfileBuilder
 {
     private const int Rows = 12;
 
-    public static ProfileSection Build(ComputerSet set, SampleComputer? samples, Attributor attributor, List<int> slowIndices, double slowTime)
+    /// <param name="thresholdMs">The slow set's threshold: under the sampling interval, the slow windows' rows get a caveat.</param>
+    public static ProfileSection Build(ComputerSet set, SampleComputer? samples, Attributor attributor, List<int> slowIndices, double slowTime, double thresholdMs)
     {
         var wholeRun = samples is null ? [] : TopFrames.Rank(WholeRunCounts(samples), samples, samples.TotalSamples * samples.IntervalMSec, Rows);
         var slowWindows = SlowWindows(set, samples, attributor, slowIndices, slowTime);
@@ -21,8 +22,17 @@ internal static class ProfileBuilder
             : samples.Set.OnCpuOnly
                 ? $"all {Counted.Of(samples.TotalSamples, "on-CPU sample")} of the run, every thread (what a CPU profile shows)"
                 : $"all {Counted.Of(samples.TotalSamples, "sample")} of the run, every thread (what a CPU profile shows; no GC inside: none are taken during a GC)";
-        return new ProfileSection(wholeBasis, wholeRun,
-            "the slow requests' windows: their own thread's samples, plus process-wide pauses as [bracketed] time", slowWindows);
+        var slowBasis = "the slow requests' windows: their own thread's samples, plus process-wide pauses as [bracketed] time";
+        if (samples is not null && thresholdMs < samples.IntervalMSec)
+        {
+            // A tick stands for the whole interval, and one tick inside the overlapping windows of
+            // many queued requests counts in each: shares past 100% between rows (a server's, at
+            // a 0.09 ms threshold and a 1 ms interval). The verdict sets samples aside for the same reason.
+            slowBasis += FormattableString.Invariant($"; each sample stands for {samples.IntervalMSec:0.###} ms, longer than the slow threshold ({thresholdMs:0.###} ms), ") +
+                "and counts once in every slow window it falls in: where the ticks fell, not shares of the slow set's time";
+        }
+
+        return new ProfileSection(wholeBasis, wholeRun, slowBasis, slowWindows);
     }
 
     private static Dictionary<int, int> WholeRunCounts(SampleComputer samples)
