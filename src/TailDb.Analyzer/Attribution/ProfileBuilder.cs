@@ -12,8 +12,8 @@ internal static class ProfileBuilder
 {
     private const int Rows = 12;
 
-    /// <param name="thresholdMs">The slow set's threshold: under the sampling interval, the slow windows' rows get a caveat.</param>
-    public static ProfileSection Build(ComputerSet set, SampleComputer? samples, Attributor attributor, List<int> slowIndices, double slowTime, double thresholdMs)
+    /// <param name="thresholdUnderIntervalMs">The slow set's threshold when it is shorter than the sampling interval (the verdict's event-based-only case): the slow windows' rows then get a caveat.</param>
+    public static ProfileSection Build(ComputerSet set, SampleComputer? samples, Attributor attributor, List<int> slowIndices, double slowTime, double? thresholdUnderIntervalMs)
     {
         var wholeRun = samples is null ? [] : TopFrames.Rank(WholeRunCounts(samples), samples, samples.TotalSamples * samples.IntervalMSec, Rows);
         var slowWindows = SlowWindows(set, samples, attributor, slowIndices, slowTime);
@@ -23,7 +23,7 @@ internal static class ProfileBuilder
                 ? $"all {Counted.Of(samples.TotalSamples, "on-CPU sample")} of the run, every thread (what a CPU profile shows)"
                 : $"all {Counted.Of(samples.TotalSamples, "sample")} of the run, every thread (what a CPU profile shows; no GC inside: none are taken during a GC)";
         var slowBasis = "the slow requests' windows: their own thread's samples, plus process-wide pauses as [bracketed] time";
-        if (samples is not null && thresholdMs < samples.IntervalMSec)
+        if (samples is not null && thresholdUnderIntervalMs is { } thresholdMs)
         {
             // A tick stands for the whole interval, and one tick inside the overlapping windows of
             // many queued requests counts in each: shares past 100% between rows (a server's, at

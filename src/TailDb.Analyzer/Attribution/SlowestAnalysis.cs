@@ -70,8 +70,8 @@ internal static class SlowestAnalysis
         var causeRows = CauseRows(attributor.Causes, tally);
         var blame = RequestBlame.Build(set, scope, attributor, tally, threshold);
         var slowest = SlowestRows(settings.Top, tally, set, scope, attributor, samples, new BacklogBlame(set, scope, attributor, blame));
-        var profile = ProfileBuilder.Build(set, samples, attributor, tally.SlowIndices, tally.SlowTime, threshold);
         var eventBasedOnly = samples is not null && threshold < samples.IntervalMSec;
+        var profile = ProfileBuilder.Build(set, samples, attributor, tally.SlowIndices, tally.SlowTime, eventBasedOnly ? threshold : null);
         var verdict = Verdicts.Build(causeRows, scope.Basis, tally.SlowTime, eventBasedOnly, schedulerRecorded: perf is not null);
         var sentence = Verdicts.Sentence(verdict, selectionText, tally.SlowCount, threshold, samples?.IntervalMSec);
         var notes = Notes(set, samples, stacks, attributor, tally, scope, perf);

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using TailDb.Analyzer.Tests.Watch;
+using TailDb.Tracing.Sampling;
 
 namespace TailDb.Analyzer.Tests.Commands;
 
@@ -24,8 +25,7 @@ public sealed class RecordPerfMapTests : IDisposable
             start.ArgumentList.Add(argument);
         }
 
-        start.Environment["DOTNET_PerfMapEnabled"] = "1";
-        start.Environment["DOTNET_EnableWriteXorExecute"] = "0";
+        PerfRecorder.ConfigureTarget(start); // what record does for a command it launches
         using var target = Process.Start(start)!;
         var map = $"/tmp/perf-{target.Id}.map";
         try
@@ -50,7 +50,7 @@ public sealed class RecordPerfMapTests : IDisposable
             }
 
             await target.WaitForExitAsync();
-            TailDb.Tracing.Sampling.PerfRecorder.DeletePerfMaps(target.Id);
+            PerfRecorder.DeletePerfMaps(target.Id);
         }
     }
 

@@ -36,8 +36,8 @@ internal sealed record InjectionScore(
     /// <summary>Every slow-set row counted as false blame, to read what the trace shows behind it.</summary>
     public IReadOnlyList<SlowRequestRow> FalseBlamed { get; init; } = [];
 
-    /// <summary>The false-blamed rows' first causes by name, with counts: what a failing run blamed.</summary>
-    public IReadOnlyDictionary<string, int> FalseBlameCauses { get; init; } = new Dictionary<string, int>();
+    /// <summary>The false-blamed rows' named causes, with counts: what a failing run blamed.</summary>
+    public IReadOnlyDictionary<string, int> FalseBlameCauses => FalseBlamed.CountBy(r => r.Named!.Cause).ToDictionary();
 
     /// <summary>Rows are matched to the truth by arrival; the report rounds times to the microsecond.</summary>
     private const double MatchMs = 0.005;
@@ -110,7 +110,6 @@ internal sealed record InjectionScore(
             .ToDictionary(g => g.Key, g => g.Select(r => clock.RelativeMSec(r.Arrival)).Order().ToArray());
         int falseBlame = 0, misplaced = 0, unexplained = 0, machine = 0;
         var falseBlamed = new List<SlowRequestRow>();
-        var falseBlameCauses = new Dictionary<string, int>();
         var firstCauses = new Dictionary<string, int>();
         foreach (var row in rows)
         {
@@ -132,7 +131,6 @@ internal sealed record InjectionScore(
             {
                 falseBlame++;
                 falseBlamed.Add(row);
-                falseBlameCauses[name] = falseBlameCauses.GetValueOrDefault(name) + 1;
             }
 
             misplaced += cause.Kind != CauseKind.GcPause
@@ -144,7 +142,6 @@ internal sealed record InjectionScore(
         {
             Misses = misses,
             FalseBlamed = falseBlamed,
-            FalseBlameCauses = falseBlameCauses,
             SlowIncidents = Incidents(rows),
             FalseBlameIncidents = Incidents(falseBlamed),
         };
