@@ -64,7 +64,8 @@ public sealed partial class TailDbStore
         int bytes = EncodedSize(puts, statuses);
         byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
-        int[] hashes = ArrayPool<int>.Shared.Rent(puts.Length);
+        // The key directory's hash of each put, then the cache's (hashes[n + i]).
+        int[] hashes = ArrayPool<int>.Shared.Rent(2 * puts.Length);
         Guid[]? requests = _telemetry.RequestEvents() ? ArrayPool<Guid>.Shared.Rent(puts.Length) : null;
         bool requestsHandedOff = false;
         long started = _telemetry.StartTimestamp();
@@ -72,7 +73,7 @@ public sealed partial class TailDbStore
         {
             Encode(puts, statuses, buffer, ends, hashes, requests, parents);
             _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
-            _cache.Prefetch(puts);
+            _cache.Prefetch(puts, hashes.AsSpan(puts.Length, puts.Length));
             long sequence;
             int written;
             lock (_writer.WriteLock)
@@ -218,7 +219,7 @@ public sealed partial class TailDbStore
             {
                 for (int k = i; k < j; k++)
                 {
-                    _cache.MarkAfterFence(puts[k].Key.Span);
+                    _cache.MarkAfterFence(puts[k].Key.Span, hashes[puts.Length + k]);
                 }
             }
 
@@ -232,7 +233,7 @@ public sealed partial class TailDbStore
                     _writer.Segments.Supersede(previous);
                 }
 
-                UpdateCacheRun(puts[i..j]);
+                UpdateCacheRun(puts[i..j], hashes.AsSpan(puts.Length + i, j - i));
             }
             finally
             {
@@ -256,7 +257,7 @@ public sealed partial class TailDbStore
     /// read is issued once for the run, not per put: each key's change still precedes the fence,
     /// and the fence its slot's change.
     /// </summary>
-    private void UpdateCacheRun(ReadOnlySpan<BatchPut> run)
+    private void UpdateCacheRun(ReadOnlySpan<BatchPut> run, ReadOnlySpan<int> cacheHashes)
     {
         if (!_cache.Enabled)
         {
@@ -264,9 +265,9 @@ public sealed partial class TailDbStore
         }
 
         Interlocked.MemoryBarrier();
-        foreach (BatchPut put in run)
+        for (int k = 0; k < run.Length; k++)
         {
-            UpdateCacheAfterFence(put.Key.Span, put.Value.Span);
+            UpdateCacheAfterFence(run[k].Key.Span, cacheHashes[k], run[k].Value.Span);
         }
     }
 

@@ -116,8 +116,10 @@ public sealed partial class TailDbStore
         try
         {
             RecordFormat.Write(record, key, value, tombstone);
-            // The key directory's seed is fixed once the store is open: hash before the lock, not under it.
+            // The key directory's seed is fixed once the store is open: hash before the lock, not under it
+            // (and the cache's, once for its steps).
             int hash = _keyDir.Hash(key);
+            int cacheHash = ValueCache.Hash(key);
             long sequence;
             bool cached = false;
             lock (_writer.WriteLock)
@@ -133,19 +135,19 @@ public sealed partial class TailDbStore
                 RecordLocation previous;
                 // From the key directory's change to the cache's, no fill may be published and no hit
                 // may copy the value it supersedes (ValueCache.OpenWrite).
-                _cache.OpenWrite(key);
+                _cache.OpenWrite(key, cacheHash);
                 try
                 {
                     if (tombstone)
                     {
                         _keyDir.Remove(key, out previous);
-                        _cache.Remove(key);
+                        _cache.Remove(key, cacheHash);
                         _writer.Active.AddDead(size);
                     }
                     else
                     {
                         _keyDir.Set(key, hash, location, out previous);
-                        cached = UpdateCache(key, value);
+                        cached = UpdateCache(key, cacheHash, value);
                     }
                 }
                 finally
@@ -173,7 +175,7 @@ public sealed partial class TailDbStore
     }
 
     /// <summary>Under the writer lock, after the key directory moved: what the put leaves in the cache, per <see cref="TailDbOptions.CacheWrites"/>; true when it cached a new slot.</summary>
-    private bool UpdateCache(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    private bool UpdateCache(ReadOnlySpan<byte> key, int cacheHash, ReadOnlySpan<byte> value)
     {
         if (!_cache.Enabled)
         {
@@ -182,7 +184,7 @@ public sealed partial class TailDbStore
 
         // The key directory's change is visible before the slot's state is read (ValueCache.UpdateAfterFence).
         Interlocked.MemoryBarrier();
-        return UpdateCacheAfterFence(key, value);
+        return UpdateCacheAfterFence(key, cacheHash, value);
     }
 
     /// <summary>
@@ -193,20 +195,20 @@ public sealed partial class TailDbStore
     /// allocates nothing. The slot is pinned, as a fill's: a cached value is meant to live, and on
     /// the small-object heap it would be copied from generation to generation.
     /// </summary>
-    private bool UpdateCacheAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    private bool UpdateCacheAfterFence(ReadOnlySpan<byte> key, int cacheHash, ReadOnlySpan<byte> value)
     {
         if (_options.CacheWrites == CacheWrites.Invalidate)
         {
-            _cache.RemoveAfterFence(key);
+            _cache.RemoveAfterFence(key, cacheHash);
             return false;
         }
 
-        if (_cache.UpdateAfterFence(key, value) || _options.CacheWrites != CacheWrites.Through || !_cache.Fits(key.Length, value.Length))
+        if (_cache.UpdateAfterFence(key, cacheHash, value) || _options.CacheWrites != CacheWrites.Through || !_cache.Fits(key.Length, value.Length))
         {
             return false;
         }
 
-        _cache.Set(key, ValueCache.CreateSlot(value, pinned: true));
+        _cache.Set(key, cacheHash, ValueCache.CreateSlot(value, pinned: true));
         return true;
     }
 

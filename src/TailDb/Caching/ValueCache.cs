@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics.X86;
@@ -9,10 +8,11 @@ namespace TailDb.Caching;
 
 /// <summary>
 /// Values of recently used keys, bounded by bytes, evicted by CLOCK (second chance): a hit only
-/// sets a bit, so the hit path is a dictionary lookup plus a copy, with no list to relink and no
-/// lock. The clock hand is an enumerator over the dictionary itself: ConcurrentDictionary
-/// enumerates without taking locks and tolerates concurrent changes, so no separate ring of
-/// entries has to be kept in step with it.
+/// sets a bit, so the hit path is a table lookup plus a copy, with no list to relink and no
+/// lock. The table is the cache's own (<see cref="CacheTable"/>: a batch of writes prefetches
+/// its keys' entries stage by stage, and hashes each key once). The clock hand is a bucket index
+/// into it: buckets are read without locks and tolerate concurrent changes, so no separate ring
+/// of entries has to be kept in step with the table.
 /// Each cached value is a "slot": a leading state byte (the CLOCK reference bit or
 /// <see cref="Pending"/>), a 4-byte version at offset 4, then the value's bytes from offset
 /// <see cref="Header"/>. Keeping the state in the array the hit copies anyway, instead of in an
@@ -87,8 +87,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// <summary>Slot state of a fill not yet checked against the key directory: a hit treats it as a miss.</summary>
     private const byte Pending = 2;
 
-    private readonly ConcurrentDictionary<byte[], byte[]> _map;
-    private readonly ConcurrentDictionary<byte[], byte[]>.AlternateLookup<ReadOnlySpan<byte>> _lookup;
+    private readonly CacheTable _table;
     private readonly long _capacity;
     private readonly long _lowWatermark;
     private readonly long _ceiling;
@@ -96,7 +95,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     private int _evictorQueued;
     private volatile bool _closed;
     private readonly TailDbTelemetry _telemetry;
-    private IEnumerator<KeyValuePair<byte[], byte[]>>? _hand;
+    private int _hand;
     private long _bytes;
 
     // Odd while a write is between its key directory change and its cache change (OpenWrite to
@@ -111,9 +110,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         _lowWatermark = capacityBytes - (capacityBytes / 32);
         _ceiling = capacityBytes + (capacityBytes / 8);
         _telemetry = telemetry;
-        _map = new ConcurrentDictionary<byte[], byte[]>(
-            Environment.ProcessorCount * 4, capacityBytes == 0 ? 31 : Math.Max(31, expectedKeys), ByteKeyComparer.Instance);
-        _lookup = _map.GetAlternateLookup<ReadOnlySpan<byte>>();
+        _table = new CacheTable(capacityBytes == 0 ? 0 : expectedKeys);
     }
 
     public bool Enabled => _capacity > 0;
@@ -123,6 +120,16 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     /// <summary>Bytes currently charged. Above the capacity until the queued eviction pass runs; at most <see cref="CeilingBytes"/> (plus one entry per concurrent writer).</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
+
+    /// <summary>Entries cached now (a snapshot).</summary>
+    public int Count => _table.Count;
+
+    /// <summary>
+    /// The cache's hash of a key (its own seed, not the key directory's). A write hashes each key
+    /// once and hands the hash to each of its cache steps.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int Hash(ReadOnlySpan<byte> key) => ByteKeyComparer.Hash(key);
 
     /// <summary>
     /// A slot for <paramref name="value"/>: the reference byte (clear), version 0, then the value's
@@ -207,7 +214,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGet(ReadOnlySpan<byte> key, [System.Diagnostics.CodeAnalysis.NotNullWhen(true)] out byte[]? slot)
     {
-        if (_lookup.TryGetValue(key, out slot))
+        if (_table.TryGet(key, Hash(key), out slot))
         {
             // Test first: writing the bit on every hit would bounce the cache line between cores.
             // A slot always has its header (CreateSlot), so byte 0 is read without a bounds check.
@@ -239,33 +246,22 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// Write-through from a Put (under the writer's lock, so Puts of one key apply in log order).
     /// Reuses the cache's own key array when the key is cached; copies the key only when it is not.
     /// </summary>
-    public void Set(ReadOnlySpan<byte> key, byte[] slot)
+    public void Set(ReadOnlySpan<byte> key, byte[] slot) => Set(key, Hash(key), slot);
+
+    /// <summary><see cref="Set(ReadOnlySpan{byte}, byte[])"/> of a key whose <see cref="Hash"/> the caller has.</summary>
+    public void Set(ReadOnlySpan<byte> key, int hash, byte[] slot)
     {
         long cost = Cost(key.Length, slot.Length);
         if (cost > _capacity || Volatile.Read(ref _bytes) + cost > _ceiling)
         {
             // Too big, or the evictor is behind: the key's older value must not stay cached.
-            Remove(key);
+            Interlocked.MemoryBarrier(); // as Remove(key)
+            RemoveAfterFence(key, hash);
             return;
         }
 
-        byte[]? copy = null;
-        while (true)
-        {
-            if (_lookup.TryGetValue(key, out byte[]? stored, out byte[]? old))
-            {
-                if (_map.TryUpdate(stored, slot, old))
-                {
-                    Interlocked.Add(ref _bytes, cost - Cost(key.Length, old.Length));
-                    return;
-                }
-            }
-            else if (_map.TryAdd(copy ??= key.ToArray(), slot))
-            {
-                Interlocked.Add(ref _bytes, cost);
-                return;
-            }
-        }
+        byte[]? old = _table.Set(key, hash, slot);
+        Interlocked.Add(ref _bytes, old is null ? cost : cost - Cost(key.Length, old.Length));
     }
 
     /// <summary>
@@ -278,22 +274,22 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     public byte[]? TryAddPending(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         long cost = Cost(key.Length, value.Length + Header);
-        if (cost > _capacity || Volatile.Read(ref _bytes) + cost > _ceiling || _lookup.ContainsKey(key))
+        int hash = Hash(key);
+        if (cost > _capacity || Volatile.Read(ref _bytes) + cost > _ceiling || _table.TryGet(key, hash, out _))
         {
             return null;
         }
 
         byte[] slot = CreateSlot(value, pinned: true);
         slot[0] = Pending;
-        if (!_map.TryAdd(Pinned(key), slot))
+        if (!_table.TryAdd(Pinned(key), hash, slot))
         {
             return null;
         }
 
         Interlocked.Add(ref _bytes, cost);
         // The caller's reads of WriteInFlight and the key directory must not come before the insert
-        // is visible to a writer (store-load order; ConcurrentDictionary's remove may skip its lock
-        // on an empty stripe).
+        // is visible to a writer (store-load order: the stripe lock's release does not order them).
         Interlocked.MemoryBarrier();
         return slot;
     }
@@ -305,11 +301,11 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// inserted later sees the write open: its insert and this open are each followed by a full
     /// fence before the other's read.
     /// </summary>
-    public void OpenWrite(ReadOnlySpan<byte> key)
+    public void OpenWrite(ReadOnlySpan<byte> key, int hash)
     {
         if (OpenWrites())
         {
-            MarkAfterFence(key);
+            MarkAfterFence(key, hash);
         }
     }
 
@@ -331,42 +327,33 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     }
 
     /// <summary>
-    /// Starts the loads a batch's cache writes will make, for all its keys at once: each key's
-    /// lookup here warms its dictionary bucket, node and key for the marks under the writer's lock,
-    /// and the cached slot's first lines are prefetched, so the slots' misses (the header the mark
-    /// writes and the value the update overwrites) overlap instead of coming one after another
-    /// under the lock, where they were the largest single cost of a SET -P 16 (docs/server.md,
-    /// "The cached slots prefetched"). Hints only: a slot replaced meanwhile wastes a prefetch;
-    /// without SSE only the lookups are made.
+    /// Hashes a batch's keys into <paramref name="hashes"/> (for its cache steps under the writer's
+    /// lock) and starts the loads those steps will make, for all its keys at once, stage by stage
+    /// (<see cref="CacheTable.Prefetch"/>): the buckets, the nodes, then each cached slot's header
+    /// (the mark writes it) and value (the update overwrites it), so the misses of different keys
+    /// overlap instead of coming one after another under the lock, where they were the largest
+    /// single cost of a SET -P 16 (docs/server.md, "The cached slots prefetched"). Counts no hit
+    /// and changes no slot.
     /// </summary>
-    public unsafe void Prefetch(ReadOnlySpan<BatchPut> puts)
+    public void Prefetch(ReadOnlySpan<BatchPut> puts, Span<int> hashes)
     {
         if (!Enabled)
         {
-            return;
+            return; // no cache step will run
         }
 
-        foreach (BatchPut put in puts)
+        for (int i = 0; i < puts.Length; i++)
         {
-            if (_lookup.TryGetValue(put.Key.Span, out byte[]? slot) && Sse.IsSupported)
-            {
-                fixed (byte* first = slot)
-                {
-                    // The header's line, then as much of the value as a small value takes (the write's copy).
-                    int bytes = Math.Min(slot.Length, PrefetchBytes);
-                    for (int at = 0; at < bytes; at += 64)
-                    {
-                        Sse.Prefetch0(first + at);
-                    }
-                }
-            }
+            hashes[i] = Hash(puts[i].Key.Span);
         }
+
+        _table.Prefetch(hashes[..puts.Length], PrefetchBytes);
     }
 
     /// <summary>Marks <paramref name="key"/>'s slot as being written (after <see cref="OpenWrites"/>); the write's cache change ends the mark.</summary>
-    public void MarkAfterFence(ReadOnlySpan<byte> key)
+    public void MarkAfterFence(ReadOnlySpan<byte> key, int hash)
     {
-        if (_lookup.TryGetValue(key, out byte[]? slot))
+        if (_table.TryGet(key, hash, out byte[]? slot))
         {
             ref int version = ref Version(slot);
             Volatile.Write(ref version, version | 1);
@@ -404,16 +391,16 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// or sees the new location in its own check; a batch's run issues one fence for all its keys.
     /// </para>
     /// </summary>
-    public bool UpdateAfterFence(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    public bool UpdateAfterFence(ReadOnlySpan<byte> key, int hash, ReadOnlySpan<byte> value)
     {
-        if (!_lookup.TryGetValue(key, out byte[]? slot))
+        if (!_table.TryGet(key, hash, out byte[]? slot))
         {
             return false;
         }
 
         if (slot.Length - Header != value.Length || Volatile.Read(ref slot[0]) == Pending)
         {
-            RemoveAfterFence(key);
+            RemoveAfterFence(key, hash);
             return false;
         }
 
@@ -430,30 +417,28 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     }
 
     /// <summary>A writer's removal, after it changed the key directory.</summary>
-    public void Remove(ReadOnlySpan<byte> key)
+    public void Remove(ReadOnlySpan<byte> key, int hash)
     {
         // Pairs with the barrier in TryAddPending: either this remove sees a pending fill, or the
-        // filling reader's check sees the key directory change. ConcurrentDictionary's TryRemove
-        // reads its stripe's count without a lock first, so its lock alone does not order them.
+        // filling reader's check sees the key directory change (store-load order, which the
+        // stripe's lock is not promised to give on every platform).
         Interlocked.MemoryBarrier();
-        RemoveAfterFence(key);
+        RemoveAfterFence(key, hash);
     }
 
-    /// <summary><see cref="Remove(ReadOnlySpan{byte})"/> for a writer that issued the full fence itself after its key directory changes.</summary>
-    public void RemoveAfterFence(ReadOnlySpan<byte> key)
+    /// <summary><see cref="Remove(ReadOnlySpan{byte}, int)"/> for a writer that issued the full fence itself after its key directory changes.</summary>
+    public void RemoveAfterFence(ReadOnlySpan<byte> key, int hash)
     {
-        if (_lookup.TryRemove(key, out byte[]? storedKey, out byte[]? old))
+        if (_table.Remove(key, hash) is byte[] old)
         {
-            Interlocked.Add(ref _bytes, -Cost(storedKey.Length, old.Length));
+            Interlocked.Add(ref _bytes, -Cost(key.Length, old.Length));
         }
     }
 
     /// <summary>Removes exactly this slot (not a newer one for the same key).</summary>
     public void Remove(ReadOnlySpan<byte> key, byte[] slot)
     {
-        if (_lookup.TryGetValue(key, out byte[]? storedKey, out byte[]? current)
-            && ReferenceEquals(current, slot)
-            && _map.TryRemove(new KeyValuePair<byte[], byte[]>(storedKey, slot)))
+        if (_table.Remove(key, Hash(key), only: slot) is not null)
         {
             Interlocked.Add(ref _bytes, -Cost(key.Length, slot.Length));
         }
@@ -528,40 +513,51 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         int evicted = 0;
         long freed = 0;
         int wraps = 0;
+        int emptyBuckets = 0; // walked since the hand last met an entry
         while (Volatile.Read(ref _bytes) > _lowWatermark)
         {
-            if (_hand is null || !_hand.MoveNext())
+            if (_hand >= _table.BucketCount)
             {
-                _hand?.Dispose();
-                _hand = _map.GetEnumerator();
-                // After two full sweeps every bit has been cleared once: evict regardless,
-                // or hits racing the hand could keep us looping.
-                if (++wraps > 3 || !_hand.MoveNext())
+                // After two full sweeps every bit has been cleared once: evict regardless, or hits
+                // racing the hand could keep us looping.
+                _hand = 0;
+                if (++wraps > 3)
                 {
                     break;
                 }
             }
 
-            KeyValuePair<byte[], byte[]> candidate = _hand.Current;
-            ref byte state = ref candidate.Value[0];
-            byte seen = Volatile.Read(ref state);
-            if (seen != 0 && wraps <= 2)
+            CacheTable.Node? node = _table.Head(_hand++);
+            emptyBuckets = node is null ? emptyBuckets + 1 : 0;
+            if (emptyBuckets > _table.BucketCount)
             {
-                // A pending fill is left as it is: clearing its byte would publish it unchecked.
-                if (seen != Pending)
-                {
-                    state = 0;
-                }
-
-                continue;
+                break; // a whole sweep met no entry
             }
 
-            if (_map.TryRemove(candidate))
+            for (; node is not null; node = Volatile.Read(ref node.Next))
             {
-                long cost = Cost(candidate.Key.Length, candidate.Value.Length);
-                Interlocked.Add(ref _bytes, -cost);
-                evicted++;
-                freed += cost;
+                byte[] slot = Volatile.Read(ref node.Slot);
+                ref byte state = ref slot[0];
+                byte seen = Volatile.Read(ref state);
+                if (seen != 0 && wraps <= 2)
+                {
+                    // A pending fill is left as it is: clearing its byte would publish it unchecked.
+                    if (seen != Pending)
+                    {
+                        state = 0;
+                    }
+
+                    continue;
+                }
+
+                // Only this slot: a write that replaced it meanwhile keeps its newer one.
+                if (_table.Remove(node.Key, node.Hash, only: slot) is not null)
+                {
+                    long cost = Cost(node.Key.Length, slot.Length);
+                    Interlocked.Add(ref _bytes, -cost);
+                    evicted++;
+                    freed += cost;
+                }
             }
         }
 

@@ -132,7 +132,7 @@ public sealed class ValueCacheTests : IDisposable
         byte[] before = (byte[])slot.Clone();
         long size = cache.SizeBytes;
 
-        cache.Prefetch([new BatchPut(cached, "next"u8.ToArray()), new BatchPut("absent"u8.ToArray(), "v"u8.ToArray())]);
+        cache.Prefetch([new BatchPut(cached, "next"u8.ToArray()), new BatchPut("absent"u8.ToArray(), "v"u8.ToArray())], new int[2]);
 
         // A SET's prefetch is not a read: the slot's state byte (CLOCK's reference bit), its
         // version and its value are as they were, and a key it did not find is still not cached.
@@ -169,7 +169,7 @@ public sealed class ValueCacheTests : IDisposable
         TailDb.Caching.ValueCache.Publish(cache.TryAddPending(key, "old"u8)!);
         Assert.True(cache.TryGet(key, out byte[]? before) && TailDb.Caching.ValueCache.TryCopy(before, new byte[3]));
 
-        cache.OpenWrite(key); // a Put, before it points the key directory at "new"
+        cache.OpenWrite(key, TailDb.Caching.ValueCache.Hash(key)); // a Put, before it points the key directory at "new"
 
         Assert.True(cache.TryGet(key, out byte[]? during));
         Assert.False(TailDb.Caching.ValueCache.TryCopy(during, new byte[3])); // the hit reads the log instead
@@ -187,7 +187,7 @@ public sealed class ValueCacheTests : IDisposable
         byte[] pending = cache.TryAddPending(key, "old"u8)!; // inserted, and the key directory checked: still "old"
         Assert.False(cache.WriteInFlight);
 
-        cache.OpenWrite(key);
+        cache.OpenWrite(key, TailDb.Caching.ValueCache.Hash(key));
         TailDb.Caching.ValueCache.Publish(pending);           // the filler, late
 
         Assert.False(cache.TryGet(key, out byte[]? hit) && TailDb.Caching.ValueCache.TryCopy(hit, new byte[3]));
@@ -214,8 +214,8 @@ public sealed class ValueCacheTests : IDisposable
         byte[] slot = cache.TryAddPending(key, "old"u8)!;
         TailDb.Caching.ValueCache.Publish(slot);
 
-        cache.OpenWrite(key);
-        cache.UpdateAfterFence(key, "new"u8);
+        cache.OpenWrite(key, TailDb.Caching.ValueCache.Hash(key));
+        cache.UpdateAfterFence(key, TailDb.Caching.ValueCache.Hash(key), "new"u8);
         cache.CloseWrites();
 
         Assert.True(cache.TryGet(key, out byte[]? hit));
@@ -230,7 +230,7 @@ public sealed class ValueCacheTests : IDisposable
         byte[] key = "k"u8.ToArray();
 
         byte[] pending = cache.TryAddPending(key, "old"u8)!;
-        cache.UpdateAfterFence(key, "new"u8);
+        cache.UpdateAfterFence(key, TailDb.Caching.ValueCache.Hash(key), "new"u8);
         TailDb.Caching.ValueCache.Publish(pending);
 
         Assert.False(cache.TryGet(key, out _));
@@ -246,7 +246,7 @@ public sealed class ValueCacheTests : IDisposable
         TailDb.Caching.ValueCache.Publish(slot);
         long size = cache.SizeBytes;
 
-        cache.UpdateAfterFence(key, "new"u8);
+        cache.UpdateAfterFence(key, TailDb.Caching.ValueCache.Hash(key), "new"u8);
 
         Assert.True(cache.TryGet(key, out byte[]? hit));
         Assert.Same(slot, hit);
