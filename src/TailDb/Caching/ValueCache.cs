@@ -72,7 +72,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
 
     private const int VersionAt = 4;
 
-    /// <summary>How much of a slot <see cref="Prefetch"/> asks for: a 256-byte value and its header, in five lines.</summary>
+    /// <summary>The most of a slot <see cref="Prefetch"/> asks for: a 256-byte value and its header, in five lines.</summary>
     private const int PrefetchBytes = 320;
 
     /// <summary>
@@ -347,7 +347,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
             hashes[i] = Hash(puts[i].Key.Span);
         }
 
-        _table.Prefetch(hashes[..puts.Length], PrefetchBytes);
+        _table.Prefetch(hashes[..puts.Length], puts, PrefetchBytes);
     }
 
     /// <summary>Marks <paramref name="key"/>'s slot as being written (after <see cref="OpenWrites"/>); the write's cache change ends the mark.</summary>

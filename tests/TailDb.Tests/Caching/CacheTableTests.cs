@@ -116,7 +116,7 @@ public sealed class CacheTableTests
         table.Set("k"u8, 7, slot);
         byte[] before = (byte[])slot.Clone();
 
-        table.Prefetch([7, 8, 7 + table.BucketCount], slotBytes: 320);
+        table.Prefetch([7, 8, 7 + table.BucketCount], [new("k"u8.ToArray(), new byte[300]), new("x"u8.ToArray(), new byte[1]), new("y"u8.ToArray(), new byte[1])], maxSlotBytes: 320);
 
         Assert.Equal(before, slot);
         Assert.Equal(1, table.Count);
