@@ -61,7 +61,7 @@ namespace TailDb.Caching;
 internal sealed class ValueCache : IThreadPoolWorkItem
 {
     /// <summary>
-    /// Charged per entry on top of the key and slot bytes: the dictionary node (~48 B) and the
+    /// Charged per entry on top of the key and slot bytes: the table's node (48 B) and the
     /// headers of the key and slot arrays (~24 B each). The cache owns its key arrays (the key
     /// directory keeps keys in its arena, not in arrays it could share).
     /// </summary>
