@@ -112,10 +112,24 @@ internal sealed class CacheTable
 
     /// <summary>
     /// Sets <paramref name="key"/>'s slot; returns the slot it replaced, or null when the key was
-    /// not in the table (then its node holds <paramref name="keyCopy"/>'s array, or a copy of the
-    /// key when that is null).
+    /// not in the table (its node then holds a copy of the key).
     /// </summary>
-    public byte[]? Set(ReadOnlySpan<byte> key, int hash, byte[] slot, byte[]? keyCopy = null)
+    public byte[]? Set(ReadOnlySpan<byte> key, int hash, byte[] slot) => Put(key, hash, slot, keyArray: null, replace: true, out _);
+
+    /// <summary>Adds <paramref name="key"/> (whose array the node keeps) with <paramref name="slot"/>; false, and nothing changed, when the key is already in the table.</summary>
+    public bool TryAdd(byte[] key, int hash, byte[] slot)
+    {
+        Put(key, hash, slot, key, replace: false, out bool added);
+        return added;
+    }
+
+    /// <summary>
+    /// Under the key's stripe lock: replaces the slot of a node holding the key (when
+    /// <paramref name="replace"/>; returns the old slot) or links a new node at its bucket's head
+    /// (holding <paramref name="keyArray"/>, or a copy of the key), then grows the buckets if its
+    /// stripe outgrew its share, after the lock.
+    /// </summary>
+    private byte[]? Put(ReadOnlySpan<byte> key, int hash, byte[] slot, byte[]? keyArray, bool replace, out bool added)
     {
         while (true)
         {
@@ -135,13 +149,19 @@ internal sealed class CacheTable
                 {
                     if (node.Hash == hash && ByteKeyComparer.Same(key, node.Key))
                     {
+                        added = false;
+                        if (!replace)
+                        {
+                            return null;
+                        }
+
                         byte[] old = node.Slot;
                         Volatile.Write(ref node.Slot, slot);
                         return old;
                     }
                 }
 
-                Volatile.Write(ref head, new Node(keyCopy ?? key.ToArray(), hash, slot, head));
+                Volatile.Write(ref head, new Node(keyArray ?? key.ToArray(), hash, slot, head));
                 grow = ++buckets.Counts[stripe] > buckets.Heads.Length / _locks.Length;
             }
 
@@ -150,45 +170,8 @@ internal sealed class CacheTable
                 Grow(buckets);
             }
 
+            added = true;
             return null;
-        }
-    }
-
-    /// <summary>Adds <paramref name="key"/> (whose array the node keeps) with <paramref name="slot"/>; false, and nothing changed, when the key is already in the table.</summary>
-    public bool TryAdd(byte[] key, int hash, byte[] slot)
-    {
-        while (true)
-        {
-            Buckets buckets = _buckets;
-            int bucket = hash & (buckets.Heads.Length - 1);
-            int stripe = bucket & (_locks.Length - 1);
-            bool grow;
-            lock (_locks[stripe])
-            {
-                if (buckets != _buckets)
-                {
-                    continue;
-                }
-
-                ref Node? head = ref buckets.Heads[bucket];
-                for (Node? node = head; node is not null; node = node.Next)
-                {
-                    if (node.Hash == hash && ByteKeyComparer.Same(key, node.Key))
-                    {
-                        return false;
-                    }
-                }
-
-                Volatile.Write(ref head, new Node(key, hash, slot, head));
-                grow = ++buckets.Counts[stripe] > buckets.Heads.Length / _locks.Length;
-            }
-
-            if (grow)
-            {
-                Grow(buckets);
-            }
-
-            return true;
         }
     }
 

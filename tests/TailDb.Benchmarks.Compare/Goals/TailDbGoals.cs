@@ -51,7 +51,7 @@ public static class TailDbGoals
             var t = $"(Threads: {threads})";
             yield return new($"Peer, Get hit, {threads} thread(s): TailDb throughput / FASTER KV",
                 peer + "TailDbGetHit" + t, peer + "FasterGetHit" + t, GoalKind.SpeedupAtLeast, 1.0);
-            yield return new($"Peer, Get hit, {threads} thread(s): bare ConcurrentDictionary<byte[], byte[]> lookup + copy (the cache's layout, no TailDb code) / FASTER KV",
+            yield return new($"Peer, Get hit, {threads} thread(s): bare ConcurrentDictionary<byte[], byte[]> lookup + copy (the layout the cache had until 2026-11-28, no TailDb code) / FASTER KV",
                 peer + "BareDictionaryGetHit" + t, peer + "FasterGetHit" + t, GoalKind.SpeedupReported, 0);
             yield return new($"Peer, Put/Upsert (durability none), {threads} thread(s): TailDb throughput / FASTER KV",
                 peer + "TailDbPut" + t, peer + "FasterUpsert" + t, GoalKind.SpeedupReported, 0);

@@ -26,8 +26,9 @@ namespace TailDb.Benchmarks.Peers;
 /// <para>
 /// A third Get hit row, <see cref="BareDictionaryGetHit"/>, runs no TailDb code: a bare
 /// ConcurrentDictionary of byte[] keys to one byte[] value per key, looked up by span and copied
-/// into the same buffer. That is the layout of TailDb's value cache, so the row separates what
-/// the layout costs against FASTER's from what TailDb's own code adds on top of it.
+/// into the same buffer. That was the layout of TailDb's value cache until 2026-11-28, and is
+/// still the shape of its table (chained nodes, a key array and a slot array per entry), so the
+/// row separates what the layout costs against FASTER's from what TailDb's own code adds.
 /// </para>
 /// </summary>
 public class PeerBenchmarks
