@@ -121,9 +121,6 @@ internal sealed class ValueCache : IThreadPoolWorkItem
     /// <summary>Bytes currently charged. Above the capacity until the queued eviction pass runs; at most <see cref="CeilingBytes"/> (plus one entry per concurrent writer).</summary>
     public long SizeBytes => Volatile.Read(ref _bytes);
 
-    /// <summary>Entries cached now (a snapshot).</summary>
-    public int Count => _table.Count;
-
     /// <summary>
     /// The cache's hash of a key (its own seed, not the key directory's). A write hashes each key
     /// once and hands the hash to each of its cache steps.
