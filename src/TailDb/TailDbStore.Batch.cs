@@ -64,22 +64,23 @@ public sealed partial class TailDbStore
         int bytes = EncodedSize(puts, statuses);
         byte[] buffer = ArrayPool<byte>.Shared.Rent(Math.Max(bytes, 1));
         int[] ends = ArrayPool<int>.Shared.Rent(puts.Length);
-        // The key directory's hash of each put, then the cache's (hashes[n + i]).
+        // One rental for both hashes of each put: the key directory's, then the cache's.
         int[] hashes = ArrayPool<int>.Shared.Rent(2 * puts.Length);
+        Span<int> dirHashes = hashes.AsSpan(0, puts.Length), cacheHashes = hashes.AsSpan(puts.Length, puts.Length);
         Guid[]? requests = _telemetry.RequestEvents() ? ArrayPool<Guid>.Shared.Rent(puts.Length) : null;
         bool requestsHandedOff = false;
         long started = _telemetry.StartTimestamp();
         try
         {
-            Encode(puts, statuses, buffer, ends, hashes, requests, parents);
-            _keyDir.Prefetch(hashes.AsSpan(0, puts.Length));
-            _cache.Prefetch(puts, hashes.AsSpan(puts.Length, puts.Length));
+            Encode(puts, statuses, buffer, ends, dirHashes, requests, parents);
+            _keyDir.Prefetch(dirHashes);
+            _cache.Prefetch(puts, cacheHashes);
             long sequence;
             int written;
             lock (_writer.WriteLock)
             {
                 ThrowIfDisposed();
-                written = AppendBatchLocked(puts, statuses, buffer, ends, hashes, out sequence);
+                written = AppendBatchLocked(puts, statuses, buffer, ends, dirHashes, cacheHashes, out sequence);
             }
 
             if (written > 0)
@@ -142,7 +143,7 @@ public sealed partial class TailDbStore
     /// seed is fixed once the store is open, so it need not be computed under the lock), and its
     /// Start event.
     /// </summary>
-    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, Guid[]? requests, ReadOnlySpan<Guid> parents)
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, Span<int> hashes, Guid[]? requests, ReadOnlySpan<Guid> parents)
     {
         int at = 0;
         Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
@@ -171,7 +172,7 @@ public sealed partial class TailDbStore
     }
 
     /// <summary>Appends the batch's runs and indexes them, in order; returns the bytes written.</summary>
-    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, int[] hashes, out long sequence)
+    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, ReadOnlySpan<int> hashes, ReadOnlySpan<int> cacheHashes, out long sequence)
     {
         int written = 0;
         int i = 0;
@@ -219,7 +220,7 @@ public sealed partial class TailDbStore
             {
                 for (int k = i; k < j; k++)
                 {
-                    _cache.MarkAfterFence(puts[k].Key.Span, hashes[puts.Length + k]);
+                    _cache.MarkAfterFence(puts[k].Key.Span, cacheHashes[k]);
                 }
             }
 
@@ -233,7 +234,7 @@ public sealed partial class TailDbStore
                     _writer.Segments.Supersede(previous);
                 }
 
-                UpdateCacheRun(puts[i..j], hashes.AsSpan(puts.Length + i, j - i));
+                UpdateCacheRun(puts[i..j], cacheHashes[i..j]);
             }
             finally
             {

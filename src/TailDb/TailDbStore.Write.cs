@@ -117,9 +117,9 @@ public sealed partial class TailDbStore
         {
             RecordFormat.Write(record, key, value, tombstone);
             // The key directory's seed is fixed once the store is open: hash before the lock, not under it
-            // (and the cache's, once for its steps).
+            // (and the cache's, once for its steps, when there is a cache).
             int hash = _keyDir.Hash(key);
-            int cacheHash = ValueCache.Hash(key);
+            int cacheHash = _cache.Enabled ? ValueCache.Hash(key) : 0;
             long sequence;
             bool cached = false;
             lock (_writer.WriteLock)

@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using System.Runtime.Intrinsics.X86;
 using TailDb.Diagnostics;
 using TailDb.Storage;
 
@@ -252,8 +251,7 @@ internal sealed class ValueCache : IThreadPoolWorkItem
         if (cost > _capacity || Volatile.Read(ref _bytes) + cost > _ceiling)
         {
             // Too big, or the evictor is behind: the key's older value must not stay cached.
-            Interlocked.MemoryBarrier(); // as Remove(key)
-            RemoveAfterFence(key, hash);
+            Remove(key, hash);
             return;
         }
 
