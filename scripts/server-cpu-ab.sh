@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# CPU per SET of two builds of TailDb.Server, alternated: each round starts build A, then build B, on
-# a fresh directory, fills 300,000 SETs, then runs redis-benchmark -c 50 -d 256 -r 100000 -n 1000000
-# -P 16 -t set while `perf stat -e task-clock` counts the server's CPU (every thread, user and
-# kernel). Prints req/s, CPU ns per SET and the load average per run, then the medians. CPU per SET
-# moves less with a neighbour's load than req/s does, but take it on a quiet machine all the same.
+# CPU per SET and p99 of two builds of TailDb.Server, alternated: each round starts build A, then
+# build B, on a fresh directory, fills 300,000 SETs, then runs redis-benchmark -c 50 -d 256 -r 100000
+# -n 1000000 -P 16 -t set while `perf stat -e task-clock` counts the server's CPU (every thread, user
+# and kernel). Prints req/s, CPU ns per SET, redis-benchmark's p99 and max (ms) and the load average
+# per run, then the medians. CPU per SET moves less with a neighbour's load than req/s does, but
+# take it on a quiet machine all the same.
 #
 #   bash scripts/server-cpu-ab.sh A_DIR B_DIR [ROUNDS] [DURABILITY]    (each DIR holds a built TailDb.Server.dll;
 #                                                                     DURABILITY: none, the default, or fsync)
@@ -23,15 +24,18 @@ run() { # name dir port
   redis-benchmark -p "$3" -c 50 -d 256 -r 100000 -n 300000 -P 16 -t set -q > /dev/null 2>&1
   perf stat -e task-clock -p "$pid" -x, -o "$work/$1.stat" -- sleep 600 &
   local stat=$!
-  local rps; rps=$(redis-benchmark -p "$3" -c 50 -d 256 -r 100000 -n 1000000 -P 16 -t set -q 2>&1 | tr '\r' '\n' | grep "requests per second" | tail -1 | awk '{print $2}')
+  redis-benchmark -p "$3" -c 50 -d 256 -r 100000 -n 1000000 -P 16 -t set 2>&1 | tr '\r' '\n' > "$work/$1.bench"
+  local rps; rps=$(grep -m1 "throughput summary" "$work/$1.bench" | awk '{print $3}')
+  # The latency summary's row: avg min p50 p95 p99 max (ms).
+  local p99max; p99max=$(grep -A2 "latency summary" "$work/$1.bench" | tail -1 | awk '{print $5, $6}')
   # perf stat stops counting when its workload ends (a background job ignores SIGINT here, so end the sleep).
   pkill -P "$stat" sleep || true; wait "$stat" 2>/dev/null || true
   local ms; ms=$(grep task-clock "$work/$1.stat" | cut -d, -f1)
-  echo "$1 $rps $(python3 -c "print(round($ms * 1e6 / 1000000))") $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$work/rows"
+  echo "$1 $rps $(python3 -c "print(round($ms * 1e6 / 1000000))") $p99max $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$work/rows"
   redis-cli -p "$3" SHUTDOWN NOSAVE >/dev/null 2>&1 || true
   wait
 }
-echo "durability $durability; start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); rows: build req/s cpu-ns-per-SET load"
+echo "durability $durability; start $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); rows: build req/s cpu-ns-per-SET p99-ms max-ms load"
 port=$(( 20000 + RANDOM % 12000 ))
 for _ in $(seq 1 "$rounds"); do run A "$a" "$port"; run B "$b" $((port + 1)); done
 python3 - "$work/rows" <<'PY'
@@ -39,8 +43,8 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 for name in ("A", "B"):
     r = [x for x in rows if x[0] == name]
-    print(f"{name}: median {statistics.median(float(x[1]) for x in r):,.0f} req/s, {statistics.median(int(x[2]) for x in r)} CPU ns per SET")
-a = statistics.median(int(x[2]) for x in rows if x[0] == "A"); b = statistics.median(int(x[2]) for x in rows if x[0] == "B")
-print(f"B / A CPU per SET: {b / a:.3f}")
+    print(f"{name}: median {statistics.median(float(x[1]) for x in r):,.0f} req/s, {statistics.median(int(x[2]) for x in r)} CPU ns per SET, p99 {statistics.median(float(x[3]) for x in r):.2f} ms, max {statistics.median(float(x[4]) for x in r):.1f} ms")
+def med(name, col, kind=float): return statistics.median(kind(x[col]) for x in rows if x[0] == name)
+print(f"B / A CPU per SET: {med('B', 2, int) / med('A', 2, int):.3f}; p99: {med('B', 3) / med('A', 3):.3f}; req/s: {med('B', 1) / med('A', 1):.3f}")
 PY
 echo "end $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"

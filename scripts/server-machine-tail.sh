@@ -5,7 +5,12 @@
 # log). Each run prints its p99, p99.8 and max beside what the machine took meanwhile: the
 # hypervisor's steal (/proc/stat, all vCPUs) and the kernel's DAMON reclaim threads (kdamond).
 #
-#   bash scripts/server-machine-tail.sh [--rounds N] [--clients "1 50"] [--n N]
+#   bash scripts/server-machine-tail.sh [--rounds N] [--clients "1 50"] [--n N] [--damon "on off"]
+#
+# --damon "on off" runs each round once with the kernel's DAMON reclaim (kdamond) as the machine has
+# it and once with every kdamond stopped (/sys/kernel/mm/damon/admin), in that order, so the table
+# shows what the machine's own reclaim adds to each server's tail. A diagnostic: it needs root, and
+# the script puts every kdamond back as it found it when it exits, however it exits.
 #
 # Needs what scripts/server-side-by-side.sh needs (it installs Garnet the same way).
 set -euo pipefail
@@ -18,9 +23,25 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --clients) clients=$2; shift 2 ;;
     --n) n=$2; shift 2 ;;
+    --damon) damon_states=$2; shift 2 ;;
     *) echo "unknown flag: $1" >&2; exit 2 ;;
   esac
 done
+damon_states=${damon_states:-as-is}
+kdamonds=(/sys/kernel/mm/damon/admin/kdamonds/*/state)
+for state in $damon_states; do
+  case "$state" in
+    as-is) ;;
+    on|off) [ -w "${kdamonds[0]}" ] || { echo "--damon needs a writable /sys/kernel/mm/damon/admin/kdamonds/*/state (root, DAMON_SYSFS)" >&2; exit 2; } ;;
+    *) echo "--damon takes on and off, not '$state'" >&2; exit 2 ;;
+  esac
+done
+declare -A damon_before=()
+if [ "$damon_states" != as-is ]; then for f in "${kdamonds[@]}"; do damon_before[$f]=$(cat "$f"); done; fi
+set_damon() { # on|off|as-is
+  [ "$1" = as-is ] && return
+  local f; for f in "${kdamonds[@]}"; do [ "$(cat "$f")" = "$1" ] || echo "$1" > "$f"; done
+}
 command -v redis-benchmark > /dev/null || { echo "needs redis-benchmark (apt install redis-tools)" >&2; exit 2; }
 dotnet build src/TailDb.Server -c Release -warnaserror -v q > /dev/null
 tooldir=$(mktemp -d)
@@ -29,7 +50,11 @@ garnet_dll=$(ls "${NUGET_PACKAGES:-$HOME/.nuget/packages}"/garnet-server/2.2.8/t
 disk=$(mktemp -d)
 mem=$(mktemp -d /dev/shm/taildb-tail.XXXXXX)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; wait 2> /dev/null || true; rm -rf "$disk" "$disk.run" "$mem" "$tooldir"; true; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done; wait 2> /dev/null || true; rm -rf "$disk" "$disk.run" "$mem" "$tooldir"
+  for f in "${!damon_before[@]}"; do [ "$(cat "$f")" = "${damon_before[$f]}" ] || echo "${damon_before[$f]}" > "$f" || true; done
+  true
+}
 trap cleanup EXIT
 declare -A port=([taildb-disk]=7481 [taildb-tmpfs]=7482 [garnet]=7483)
 servers=(taildb-disk taildb-tmpfs garnet)
@@ -48,23 +73,26 @@ hz=$(getconf CLK_TCK)
 . scripts/machine-ticks.sh
 # One unmeasured run each first: every server past its JIT warm-up and its first segment.
 for s in "${servers[@]}"; do redis-benchmark -p "${port[$s]}" -c 50 -d 256 -r 100000 -n "$n" -P 16 -t set -q > /dev/null 2>&1; done
-echo "| clients | round | server | req/s | p99 ms | p99.8 ms | max ms | steal ms | kdamond ms | load |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| clients | round | damon | server | req/s | p99 ms | p99.8 ms | max ms | steal ms | kdamond ms | load |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for c in $clients; do
   for r in $(seq "$rounds"); do
-    for s in "${servers[@]}"; do
-      read -r steal0 kd0 < <(machine_ticks)
-      redis-benchmark -p "${port[$s]}" -c "$c" -d 256 -r 100000 -n "$n" -P 16 -t set 2>&1 | tr '\r' '\n' > "$disk.run"
-      read -r steal1 kd1 < <(machine_ticks)
-      python3 - "$c" "$r" "$s" "$(( (steal1 - steal0) * 1000 / hz ))" "$(( (kd1 - kd0) * 1000 / hz ))" "$(cut -d' ' -f1 /proc/loadavg)" "$disk.run" <<'PY'
+    for damon in $damon_states; do
+      set_damon "$damon"
+      for s in "${servers[@]}"; do
+        read -r steal0 kd0 < <(machine_ticks)
+        redis-benchmark -p "${port[$s]}" -c "$c" -d 256 -r 100000 -n "$n" -P 16 -t set 2>&1 | tr '\r' '\n' > "$disk.run"
+        read -r steal1 kd1 < <(machine_ticks)
+        python3 - "$c" "$r" "$damon" "$s" "$(( (steal1 - steal0) * 1000 / hz ))" "$(( (kd1 - kd0) * 1000 / hz ))" "$(cut -d' ' -f1 /proc/loadavg)" "$disk.run" <<'PY'
 import re, sys
-c, r, s, steal, kd, load, path = sys.argv[1:]
+c, r, damon, s, steal, kd, load, path = sys.argv[1:]
 text = open(path, errors="replace").read()
 rps = float(re.search(r"throughput summary: ([0-9.]+) requests per second", text).group(1))
 points = [(float(p), float(ms)) for p, ms in re.findall(r"([0-9.]+)% <= ([0-9.]+) milliseconds", text)]
 def at(q): return next(ms for p, ms in points if p >= q)
-print(f"| {c} | {r} | {s} | {rps:,.0f} | {at(99.0):.3f} | {at(99.8):.3f} | {points[-1][1]:.3f} | {steal} | {kd} | {load} |")
+print(f"| {c} | {r} | {damon} | {s} | {rps:,.0f} | {at(99.0):.3f} | {at(99.8):.3f} | {points[-1][1]:.3f} | {steal} | {kd} | {load} |")
 PY
+      done
     done
   done
 done
