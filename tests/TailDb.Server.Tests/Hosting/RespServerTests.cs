@@ -1,4 +1,6 @@
+using System.IO.Pipelines;
 using System.Net;
+using System.Text;
 using TailDb.Server.Hosting;
 
 namespace TailDb.Server.Tests.Hosting;
@@ -78,6 +80,39 @@ public class RespServerTests
         Assert.Equal(ExitCode.UnsafeBind, e.ExitCode);
         (options with { RequirePass = "x" }).Validate();
         (options with { UnsafeBind = true }).Validate();
+    }
+
+    [Fact]
+    public async Task A_new_connection_whose_client_has_already_sent_is_served_on_the_thread_that_hands_it_over()
+    {
+        // With inline socket completions that thread is the socket thread; the connection's first
+        // reads used to go to a pool thread, where they raced the socket thread for the writer lock.
+        await using var server = TestServer.Start();
+        var input = new Pipe();
+        var output = new Pipe();
+        await input.Writer.WriteAsync("*1\r\n$4\r\nPING\r\n"u8.ToArray());
+
+        // From a thread with no synchronization context, as a socket thread is (the test runner's
+        // context would make any continuation queue rather than run inline).
+        (Task served, bool answered, string reply) = await Task.Run(() =>
+        {
+            Task serving = server.Server.ServeAsync(input.Reader, output.Writer, () => { }, completed: null);
+
+            // Answered before ServeAsync returned: nothing was left for another thread to run.
+            bool read = output.Reader.TryRead(out ReadResult result);
+            string text = read ? Encoding.ASCII.GetString(result.Buffer) : "";
+            if (read)
+            {
+                output.Reader.AdvanceTo(result.Buffer.End);
+            }
+
+            return (serving, read, text);
+        });
+
+        Assert.True(answered);
+        Assert.Equal("+PONG\r\n", reply);
+        await input.Writer.CompleteAsync();
+        await served.WaitAsync(TimeSpan.FromSeconds(30));
     }
 
     [Fact]
