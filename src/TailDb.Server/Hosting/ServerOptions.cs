@@ -66,12 +66,12 @@ public sealed record ServerOptions
     /// Commands the server sends itself before it listens (<see cref="ServerWarmUp"/>), in whole
     /// rounds of <see cref="ServerWarmUp.RoundCommands"/> until it has sent this many; 0: none,
     /// the first clients meet the JIT's first-tier code. Run by the command line, not by
-    /// <see cref="RespServer.Start"/>. 20,000 by default: 12 rounds, each with its pause, enough
-    /// for the three compilations a hot method goes through with tiered PGO; 7 rounds left about
-    /// 30 of the hot path's methods to be compiled after the server listened, 12 left 6
-    /// (docs/server.md, "Warm-up").
+    /// <see cref="RespServer.Start"/>. 40,000 by default: 23 rounds, each with its pause, enough
+    /// for the three compilations a hot method goes through with tiered PGO. On the 2026-11-28
+    /// machine 12 rounds (20,000) left 87 of the hot path's methods and 776-966 in all to be
+    /// compiled after the server listened, 23 left 19 and 227-247 (docs/server.md, "Warm-up").
     /// </summary>
-    public int WarmUpCommands { get; init; } = 20_000;
+    public int WarmUpCommands { get; init; } = 40_000;
 
     /// <summary>
     /// Whether this server writes its events (Command, Connection) and its store its per-request
