@@ -41,10 +41,9 @@ for _ in $(seq 1 "$rounds"); do run A "$a" "$port"; run B "$b" $((port + 1)); do
 python3 - "$work/rows" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-for name in ("A", "B"):
-    r = [x for x in rows if x[0] == name]
-    print(f"{name}: median {statistics.median(float(x[1]) for x in r):,.0f} req/s, {statistics.median(int(x[2]) for x in r)} CPU ns per SET, p99 {statistics.median(float(x[3]) for x in r):.2f} ms, max {statistics.median(float(x[4]) for x in r):.1f} ms")
 def med(name, col, kind=float): return statistics.median(kind(x[col]) for x in rows if x[0] == name)
+for name in ("A", "B"):
+    print(f"{name}: median {med(name, 1):,.0f} req/s, {med(name, 2, int)} CPU ns per SET, p99 {med(name, 3):.2f} ms, max {med(name, 4):.1f} ms")
 print(f"B / A CPU per SET: {med('B', 2, int) / med('A', 2, int):.3f}; p99: {med('B', 3) / med('A', 3):.3f}; req/s: {med('B', 1) / med('A', 1):.3f}")
 PY
 echo "end $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -143,7 +143,7 @@ public sealed partial class TailDbStore
     /// seed is fixed once the store is open, so it need not be computed under the lock), and its
     /// Start event.
     /// </summary>
-    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, Span<int> hashes, Guid[]? requests, ReadOnlySpan<Guid> parents)
+    private void Encode(ReadOnlySpan<BatchPut> puts, ReadOnlySpan<PutStatus> statuses, byte[] buffer, int[] ends, Span<int> dirHashes, Guid[]? requests, ReadOnlySpan<Guid> parents)
     {
         int at = 0;
         Guid parent = requests is null ? Guid.Empty : TailDbEventSource.CurrentParent();
@@ -154,7 +154,7 @@ public sealed partial class TailDbStore
                 ReadOnlySpan<byte> key = puts[i].Key.Span;
                 ReadOnlySpan<byte> value = puts[i].Value.Span;
                 at += RecordFormat.Write(buffer.AsSpan(at), key, value, tombstone: false);
-                hashes[i] = _keyDir.Hash(key);
+                dirHashes[i] = _keyDir.Hash(key);
                 if (requests is not null)
                 {
                     requests[i] = TailDbEventSource.NewActivityId();
@@ -172,7 +172,7 @@ public sealed partial class TailDbStore
     }
 
     /// <summary>Appends the batch's runs and indexes them, in order; returns the bytes written.</summary>
-    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, ReadOnlySpan<int> hashes, ReadOnlySpan<int> cacheHashes, out long sequence)
+    private int AppendBatchLocked(ReadOnlySpan<BatchPut> puts, Span<PutStatus> statuses, byte[] buffer, int[] ends, ReadOnlySpan<int> dirHashes, ReadOnlySpan<int> cacheHashes, out long sequence)
     {
         int written = 0;
         int i = 0;
@@ -184,7 +184,7 @@ public sealed partial class TailDbStore
                 continue;
             }
 
-            if (!ConditionHolds(puts[i], hashes[i]))
+            if (!ConditionHolds(puts[i], dirHashes[i]))
             {
                 statuses[i] = PutStatus.ConditionNotMet;
                 i++;
@@ -230,7 +230,7 @@ public sealed partial class TailDbStore
                 {
                     int recordStart = k == 0 ? 0 : ends[k - 1];
                     var location = new RecordLocation(first.SegmentNumber, first.Offset + recordStart - start, puts[k].Key.Length, puts[k].Value.Length);
-                    _keyDir.Set(puts[k].Key.Span, hashes[k], location, out RecordLocation previous);
+                    _keyDir.Set(puts[k].Key.Span, dirHashes[k], location, out RecordLocation previous);
                     _writer.Segments.Supersede(previous);
                 }
 

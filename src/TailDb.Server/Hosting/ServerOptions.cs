@@ -68,8 +68,9 @@ public sealed record ServerOptions
     /// the first clients meet the JIT's first-tier code. Run by the command line, not by
     /// <see cref="RespServer.Start"/>. 40,000 by default: 23 rounds, each with its pause, enough
     /// for the three compilations a hot method goes through with tiered PGO. On the 2026-11-28
-    /// machine 12 rounds (20,000) left 87 of the hot path's methods and 776-966 in all to be
-    /// compiled after the server listened, 23 left 19 and 227-247 (docs/server.md, "Warm-up").
+    /// machine 12 rounds (20,000) left 776-966 methods to be compiled after the server listened,
+    /// 55-62 of them the hot path's tier-1 compilations; 23 left 227-247, 8 of them (docs/server.md,
+    /// "Warm-up").
     /// </summary>
     public int WarmUpCommands { get; init; } = 40_000;
 
