@@ -33,6 +33,28 @@ internal sealed class EventMetadata
     public bool TryGetFields(int eventId, int version, out PayloadField[] fields) => _fields.TryGetValue((eventId, version), out fields!);
 
     /// <summary>
+    /// Every provider a .nettrace declares an event of, from its MetadataBlocks alone (seeking over the
+    /// events), or null when the walk cannot follow the file or no record parses (the caller then reads
+    /// events). The runtime writes an event's metadata into a session's file when that event is first
+    /// written there, so a provider is in the set exactly when the file holds one of its events.
+    /// </summary>
+    public static IReadOnlySet<string>? ReadProviders(string path, TraceKind kind)
+    {
+        var providers = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        return Walk(path, kind, block =>
+        {
+            var events = new EventBlockReader(block);
+            while (events.MoveNext())
+            {
+                if (TryParse(events.Payload, out var name, out _, out _, out _))
+                {
+                    providers.Add(name);
+                }
+            }
+        }) && providers.Count > 0 ? providers : null;
+    }
+
+    /// <summary>
     /// The provider's event fields from a .nettrace's MetadataBlocks (one walk that seeks over every other
     /// block), or null for another format or a file whose framing this walk cannot follow (the caller then
     /// takes the types from TraceEvent's values). A file cut short keeps what came before the cut.
@@ -40,12 +62,18 @@ internal sealed class EventMetadata
     public static EventMetadata? Read(string path, TraceKind kind, string provider)
     {
         ArgumentNullException.ThrowIfNull(provider);
+        var metadata = new EventMetadata();
+        return Walk(path, kind, block => metadata.AddBlock(block, provider)) ? metadata : null;
+    }
+
+    /// <summary>Hands each MetadataBlock to <paramref name="block"/>; false for another format or framing this walk cannot follow.</summary>
+    private static bool Walk(string path, TraceKind kind, BlockAction block)
+    {
         if (kind != TraceKind.NetTrace)
         {
-            return null;
+            return false;
         }
 
-        var metadata = new EventMetadata();
         try
         {
             using var stream = new NetTraceObjectStream(path);
@@ -58,7 +86,7 @@ internal sealed class EventMetadata
                 }
                 else if (typeName == "MetadataBlock")
                 {
-                    metadata.AddBlock(stream.ReadBlock(typeName, out _), provider);
+                    block(stream.ReadBlock(typeName, out _));
                 }
                 else
                 {
@@ -72,11 +100,13 @@ internal sealed class EventMetadata
         }
         catch (TraceFormatException)
         {
-            return null;
+            return false;
         }
 
-        return metadata;
+        return true;
     }
+
+    private delegate void BlockAction(ReadOnlySpan<byte> block);
 
     /// <summary>One metadata record: its provider, event id, version and fields; false when it does not parse.</summary>
     public static bool TryParse(ReadOnlySpan<byte> record, out string provider, out int eventId, out int version, out PayloadField[] fields)
