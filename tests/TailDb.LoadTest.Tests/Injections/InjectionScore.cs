@@ -125,7 +125,7 @@ internal sealed record InjectionScore(
         var firedAt = truth.Requests.GroupBy(r => truth.Injections[r.Injection].Kind)
             .ToDictionary(g => g.Key, g => g.Select(r => clock.RelativeMSec(r.Arrival)).Order().ToArray());
         int falseBlame = 0, misplaced = 0, unexplained = 0, machine = 0, shadow = 0;
-        var shadowed = report.VerdictDetail is { SchedulerRecorded: true } ? new HashSet<SlowRequestRow>() : InBurstShadow(truth, rows, clock);
+        var shadowed = report.VerdictDetail is { SchedulerRecorded: true } ? [] : InBurstShadow(truth, rows, clock);
         var falseBlamed = new List<SlowRequestRow>();
         var firstCauses = new Dictionary<string, int>();
         foreach (var row in rows)
@@ -171,40 +171,13 @@ internal sealed record InjectionScore(
 
     private static readonly string AppSamples = SampleCause.NameOf(SampleCategory.App);
 
-    /// <summary>The rows of every incident (<see cref="Incidents"/>) that overlaps an alloc-burst firing's window.</summary>
+    /// <summary>The rows of every incident (<see cref="IncidentsOf"/>) that overlaps an alloc-burst firing's window.</summary>
     private static HashSet<SlowRequestRow> InBurstShadow(TruthFile truth, SlowRequestRow[] rows, TraceClock clock)
     {
         var bursts = truth.Windows.Where(w => truth.Injections[w.Injection].Kind == InjectionKind.AllocBurst)
             .Select(w => (Start: clock.RelativeMSec(w.Start), Stop: clock.RelativeMSec(w.Stop))).ToArray();
-        var shadowed = new HashSet<SlowRequestRow>();
-        foreach (var thread in rows.GroupBy(r => r.ThreadId))
-        {
-            var incident = new List<SlowRequestRow>();
-            double start = 0, end = double.NegativeInfinity;
-            foreach (var row in thread.OrderBy(r => r.StartMs).Cast<SlowRequestRow?>().Append(null))
-            {
-                if (row is null || row.StartMs > end)
-                {
-                    if (bursts.Any(b => b.Start < end && start < b.Stop))
-                    {
-                        shadowed.UnionWith(incident);
-                    }
-
-                    if (row is null)
-                    {
-                        break;
-                    }
-
-                    incident.Clear();
-                    start = row.StartMs;
-                }
-
-                incident.Add(row);
-                end = Math.Max(end, row.StartMs + row.DurationMs);
-            }
-        }
-
-        return shadowed;
+        return IncidentsOf(rows).Where(i => bursts.Any(b => b.Start < i.End && i.Start < b.Stop))
+            .SelectMany(i => i.Rows).ToHashSet<SlowRequestRow>(ReferenceEqualityComparer.Instance);
     }
 
     /// <summary>
@@ -285,20 +258,37 @@ internal sealed record InjectionScore(
         return null;
     }
 
-    private static int Incidents(IEnumerable<SlowRequestRow> rows)
+    private static int Incidents(IEnumerable<SlowRequestRow> rows) => IncidentsOf(rows).Count();
+
+    /// <summary>Stretches of one thread's time covered by overlapping slow requests, with their rows: one stall and the requests queued behind it are one.</summary>
+    private static IEnumerable<(double Start, double End, List<SlowRequestRow> Rows)> IncidentsOf(IEnumerable<SlowRequestRow> rows)
     {
-        int incidents = 0;
         foreach (var thread in rows.GroupBy(r => r.ThreadId))
         {
-            double end = double.NegativeInfinity;
+            List<SlowRequestRow> incident = [];
+            double start = 0, end = double.NegativeInfinity;
             foreach (var row in thread.OrderBy(r => r.StartMs))
             {
-                incidents += row.StartMs > end ? 1 : 0;
+                if (row.StartMs > end && incident.Count > 0)
+                {
+                    yield return (start, end, incident);
+                    incident = [];
+                }
+
+                if (incident.Count == 0)
+                {
+                    start = row.StartMs;
+                }
+
+                incident.Add(row);
                 end = Math.Max(end, row.StartMs + row.DurationMs);
             }
-        }
 
-        return incidents;
+            if (incident.Count > 0)
+            {
+                yield return (start, end, incident);
+            }
+        }
     }
 
     private static bool Near(double[] sorted, double ms)
